@@ -1,0 +1,81 @@
+// `liken-stick`: finds the verb, parses its arguments, runs it, and turns every error into
+// one line on stderr and an exit code.
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import pkg from "../package.json" with { type: "json" };
+import { exitCodeFor, LikenError, usageError } from "../common/errors.ts";
+import { nearest } from "../common/nearest.ts";
+import { parseVerbArgs } from "./args.ts";
+import { commandHelp, verbHelp } from "./help.ts";
+import type { Io, Verb } from "./verb.ts";
+import { VERBS } from "./verbs.ts";
+
+const stdio: Io = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+};
+
+/** Runs the command line `argv` (without node and the script) and returns the exit code. */
+export async function main(argv: readonly string[], io: Io = stdio): Promise<number> {
+  const [first] = argv;
+  if (first === undefined || first === "-h" || first === "--help" || first === "help") {
+    (first === undefined ? io.err : io.out)(commandHelp(VERBS, pkg.version));
+    return first === undefined ? 2 : 0;
+  }
+  if (first === "--version") {
+    io.out(`${pkg.version}\n`);
+    return 0;
+  }
+  let verb: Verb | undefined;
+  try {
+    verb = findVerb(argv);
+    const rest = argv.slice(verb.words.length);
+    if (rest.includes("--help") || rest.includes("-h")) {
+      io.out(verbHelp(verb));
+      return 0;
+    }
+    return await verb.run(parseVerbArgs(verb, rest), io);
+  } catch (error) {
+    io.err(`liken-stick${verb ? ` ${verb.words.join(" ")}` : ""}: ${messageOf(error)}\n`);
+    return exitCodeFor(error);
+  }
+}
+
+function findVerb(argv: readonly string[]): Verb {
+  const matches = VERBS.filter((v) => v.words.every((w, i) => argv[i] === w));
+  const verb = matches.sort((a, b) => b.words.length - a.words.length)[0];
+  if (verb) return verb;
+  const first = argv[0] ?? "";
+  const group = VERBS.filter((v) => v.words[0] === first);
+  if (group.length > 0) {
+    const subs = group.map((v) => v.words.slice(1).join(" "));
+    const given = argv[1] === undefined ? "is missing" : `"${argv[1]}" is not one`;
+    throw usageError(
+      `${first} needs one of: ${subs.join(", ")}; ${given}`,
+      `see liken-stick ${first} ${subs[0]} --help`,
+    );
+  }
+  const suggestion = nearest(
+    first,
+    VERBS.map((v) => v.words[0] ?? ""),
+  );
+  const hint = suggestion ? `did you mean "${suggestion}"? ` : "";
+  throw usageError(`unknown verb "${first}"`, `${hint}see liken-stick --help`);
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof LikenError) return error.message;
+  if (error instanceof Error) {
+    // An unexpected error: keep its whole chain of causes on the one line.
+    const chain: string[] = [];
+    for (let e: unknown = error; e instanceof Error; e = e.cause) chain.push(e.message);
+    return `${chain.join(": ")} (this may be a bug in liken-stick: please report it with this line)`;
+  }
+  return String(error);
+}
+
+// Run when executed as a program (the bin script, or the bundle), not when imported by tests.
+const invokedAs = process.argv[1] ? realpathSync(process.argv[1]) : "";
+if (invokedAs === fileURLToPath(import.meta.url) || invokedAs.endsWith("liken-stick.mjs")) {
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -1,0 +1,8 @@
+// Every verb of `liken-stick`, in the order help lists them. A verb appears here when it
+// works; none is a stub.
+import type { Verb } from "./verb.ts";
+import { disks } from "./verbs/disks.ts";
+import { manifestCheck } from "./verbs/manifest-check.ts";
+import { plan } from "./verbs/plan.ts";
+
+export const VERBS: readonly Verb[] = [manifestCheck, disks, plan];

@@ -1,0 +1,60 @@
+// `liken-stick plan --manifest FILE --as NAME [PATH...]`: the layout install would write.
+import { randomUUID } from "node:crypto";
+import { LikenError, usageError } from "../../common/errors.ts";
+import { inventoryDisks } from "../../installer/disks/index.ts";
+import { planLayout } from "../../installer/plan/plan-layout.ts";
+import { renderLayout, renderPlanFailure } from "../../installer/plan/render.ts";
+import { requireRelease } from "../../installer/release.ts";
+import { requireManifest } from "../load-manifest.ts";
+import type { Verb } from "../verb.ts";
+
+export const plan: Verb = {
+  words: ["plan"],
+  operands: "[PATH...]",
+  minOperands: 0,
+  maxOperands: Number.POSITIVE_INFINITY,
+  summary: "show the layout that install would write",
+  description: `
+Classifies the machine's disks (or the block devices and image files named),
+picks the system disk for machine NAME of the manifest, and lays out the GPT of
+every disk the install would write: ESP, slot A, slot B, crash journal, state
+and the storage roles. Nothing is written.
+
+The system disk is the first eligible disk matching the machine's system_disk
+selector, or else the first eligible disk ordered by transport, serial, WWN and
+path. With --release, a slot must hold the release's root filesystem. With
+--wipe, disks holding a liken install count as targets (they would be erased).`,
+  options: [
+    { name: "manifest", type: "string", value: "FILE", summary: "the cluster manifest (required)" },
+    { name: "as", type: "string", value: "NAME", summary: "the manifest machine to install (required)" },
+    { name: "release", type: "string", value: "DIR", summary: "the release to install" },
+    { name: "wipe", type: "boolean", summary: "plan a wipe and reinstall" },
+    { name: "json", type: "boolean", summary: "print JSON for programs" },
+  ],
+  async run(args, io) {
+    const file = args.options.manifest;
+    const name = args.options.as;
+    if (typeof file !== "string") throw usageError("missing --manifest FILE", "see liken-stick plan --help");
+    if (typeof name !== "string") throw usageError("missing --as NAME", "see liken-stick plan --help");
+    const manifest = await requireManifest(file, "plan", io);
+    const releaseDir = args.options.release;
+    const release = typeof releaseDir === "string" ? await requireRelease(releaseDir) : undefined;
+    const disks = await inventoryDisks(args.operands);
+    const result = planLayout({
+      disks,
+      manifest,
+      machine: name,
+      ...(release ? { release } : {}),
+      wipe: args.options.wipe === true,
+      newInstallId: randomUUID(),
+    });
+    if (args.options.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
+    if (!result.ok) {
+      if (!args.options.json) io.err(renderPlanFailure(result.failure));
+      const { message, hint, reason } = result.failure;
+      throw new LikenError(reason === "UnknownMachine" ? "usage" : "refused", message, hint, reason);
+    }
+    if (!args.options.json) io.out(renderLayout(result.layout));
+    return 0;
+  },
+};

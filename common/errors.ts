@@ -1,0 +1,35 @@
+// Errors a person can meet. Each says what is wrong and what to do; one table maps the
+// kind of error to the exit code (DESIGN.md section 2: 0 done, 1 refused or failed, 2 usage).
+
+export type ErrorKind =
+  /** The command line is wrong: exit 2. */
+  | "usage"
+  /** The input or the machine makes the request impossible; nothing was written: exit 1. */
+  | "refused"
+  /** Something broke while doing the work: exit 1. */
+  | "failed";
+
+const EXIT_CODES: Readonly<Record<ErrorKind, number>> = { usage: 2, refused: 1, failed: 1 };
+
+/** An error with the operator's next step; `reason` is the closed-enum status reason, if any. */
+export class LikenError extends Error {
+  override readonly name = "LikenError";
+  constructor(
+    readonly kind: ErrorKind,
+    readonly what: string,
+    readonly hint: string,
+    readonly reason?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${what} (${hint})`, options);
+  }
+}
+
+export function usageError(what: string, hint: string): LikenError {
+  return new LikenError("usage", what, hint);
+}
+
+/** The exit code for any thrown value: LikenErrors by kind, anything else is a failure. */
+export function exitCodeFor(error: unknown): number {
+  return error instanceof LikenError ? EXIT_CODES[error.kind] : 1;
+}

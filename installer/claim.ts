@@ -1,0 +1,108 @@
+// The liken claim: the proof that liken wrote a disk. Every disk an install writes carries
+// it, system and storage disks alike, so it lives outside any partition: one copy in the gap
+// between the primary GPT and the first partition, one in the last MiB before the backup
+// GPT. Each copy is one 512-byte sector, so a torn write loses at most that copy; the copy
+// with the higher generation wins. docs/install.md documents the format byte by byte.
+import { crc32 } from "node:zlib";
+
+export const CLAIM_SIZE = 512;
+const MAGIC = "LIKENCLM";
+const FORMAT_VERSION = 1;
+const MIB = 1024 * 1024;
+const TEXT_FIELD = 64;
+const FLAG_COMPLETE = 1;
+
+export type DiskUse = "system" | "storage";
+
+export interface Claim {
+  readonly cluster: string;
+  readonly machine: string;
+  /** A UUID shared by every disk of one install. */
+  readonly installId: string;
+  /** The release being installed (partial) or installed (complete). */
+  readonly release: string;
+  readonly use: DiskUse;
+  /** Set last, when everything else is written and verified. */
+  readonly complete: boolean;
+  /** When the install started, seconds since the epoch. */
+  readonly createdAt: number;
+  /** Counts writes; the copy with the higher generation is the current one. */
+  readonly generation: number;
+}
+
+/** Byte offset of the head copy: past the GPT entries even on 4K-sector disks, before 1 MiB. */
+export const CLAIM_HEAD_OFFSET = 512 * 1024;
+
+/** Byte offset of the tail copy: inside the last whole MiB, before the backup GPT. */
+export function claimTailOffset(diskSize: number): number {
+  return Math.floor(diskSize / MIB) * MIB - MIB / 2;
+}
+
+export function encodeClaim(claim: Claim): Buffer {
+  const b = Buffer.alloc(CLAIM_SIZE);
+  b.write(MAGIC, 0, "ascii");
+  b.writeUInt32LE(FORMAT_VERSION, 8);
+  b.writeUInt32LE(claim.complete ? FLAG_COMPLETE : 0, 12);
+  Buffer.from(claim.installId.replaceAll("-", ""), "hex").copy(b, 16);
+  b.writeUInt8(claim.use === "system" ? 1 : 2, 32);
+  b.writeBigUInt64LE(BigInt(claim.generation), 40);
+  writeText(b, 48, claim.cluster);
+  writeText(b, 112, claim.machine);
+  writeText(b, 176, claim.release);
+  b.writeBigUInt64LE(BigInt(claim.createdAt), 240);
+  b.writeUInt32LE(crc32(b.subarray(0, CLAIM_SIZE - 4)), CLAIM_SIZE - 4);
+  return b;
+}
+
+/** The claim in one 512-byte copy, or undefined when magic, version or checksum fail. */
+export function decodeClaim(b: Uint8Array): Claim | undefined {
+  const buf = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  if (buf.length < CLAIM_SIZE || buf.toString("ascii", 0, 8) !== MAGIC) return undefined;
+  if (buf.readUInt32LE(8) !== FORMAT_VERSION) return undefined;
+  if (crc32(buf.subarray(0, CLAIM_SIZE - 4)) !== buf.readUInt32LE(CLAIM_SIZE - 4)) return undefined;
+  const use = buf.readUInt8(32);
+  if (use !== 1 && use !== 2) return undefined;
+  const hex = buf.toString("hex", 16, 32);
+  return {
+    cluster: readText(buf, 48),
+    machine: readText(buf, 112),
+    installId: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`,
+    release: readText(buf, 176),
+    use: use === 1 ? "system" : "storage",
+    complete: (buf.readUInt32LE(12) & FLAG_COMPLETE) !== 0,
+    createdAt: Number(buf.readBigUInt64LE(240)),
+    generation: Number(buf.readBigUInt64LE(40)),
+  };
+}
+
+export type ClaimVerdict =
+  | { readonly state: "none" }
+  | { readonly state: "valid"; readonly claim: Claim; readonly copies: 1 | 2 }
+  /** Both copies verify but name different installs: not a state liken ever writes. */
+  | { readonly state: "conflict" };
+
+/** Decides what the two copies of a disk say together. */
+export function judgeClaim(head: Uint8Array, tail: Uint8Array): ClaimVerdict {
+  const a = decodeClaim(head);
+  const b = decodeClaim(tail);
+  if (!a && !b) return { state: "none" };
+  if (a && b) {
+    if (a.installId !== b.installId || a.cluster !== b.cluster || a.machine !== b.machine) {
+      return { state: "conflict" };
+    }
+    return { state: "valid", claim: a.generation >= b.generation ? a : b, copies: 2 };
+  }
+  return { state: "valid", claim: (a ?? b) as Claim, copies: 1 };
+}
+
+function writeText(b: Buffer, offset: number, text: string): void {
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.length > TEXT_FIELD - 1) throw new RangeError(`claim field "${text}" is longer than ${TEXT_FIELD - 1} bytes`);
+  b.writeUInt8(bytes.length, offset);
+  bytes.copy(b, offset + 1);
+}
+
+function readText(b: Buffer, offset: number): string {
+  const length = Math.min(b.readUInt8(offset), TEXT_FIELD - 1);
+  return b.toString("utf8", offset + 1, offset + 1 + length);
+}

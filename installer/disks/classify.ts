@@ -1,0 +1,96 @@
+// The verdict on one disk, from its facts and probe: a pure function, so every rule is
+// tested without a disk. A disk is blank only when every probe ran and found nothing; a
+// probe that failed makes it foreign (fail closed).
+import type { ContentProbe, Disk, DiskFacts, Verdict } from "./types.ts";
+
+/** Disks smaller than this hold no useful liken partition. */
+export const MIN_DISK_SIZE = 512 * 1024 * 1024;
+
+const VIRTUAL_TYPES = new Set(["dm", "md", "zram", "lvm", "crypt", "mpath", "rom"]);
+const OUR_LABEL = /^liken-/;
+
+export function classifyDisk(facts: DiskFacts, probe: ContentProbe): Disk {
+  const ineligible = ineligibleReasons(facts);
+  const unsupported = facts.missingModules.map((m) => `missing-driver:${m}`);
+  const inUse = inUseReasons(facts, probe);
+  const content = contentReasons(facts, probe);
+  const claim = probe.claim.state === "valid" ? probe.claim.claim : undefined;
+  const claimReasons =
+    probe.claim.state === "conflict"
+      ? ["liken-claim:conflict"]
+      : claim
+        ? [`liken-claim:${claim.complete ? "complete" : "partial"}`]
+        : [];
+  const failed = probe.failed.map((p) => `probe-failed:${p}`);
+
+  let verdict: Verdict;
+  if (ineligible.length > 0) verdict = "ineligible";
+  else if (unsupported.length > 0) verdict = "unsupported";
+  else if (claim && failed.length === 0) verdict = "liken";
+  else if (inUse.length + content.length + failed.length + claimReasons.length > 0) verdict = "foreign";
+  else verdict = "blank";
+
+  return {
+    path: facts.path,
+    size: facts.size,
+    verdict,
+    reasons: [...ineligible, ...unsupported, ...claimReasons, ...inUse, ...content, ...failed],
+    ...(claim
+      ? {
+          claim: {
+            cluster: claim.cluster,
+            machine: claim.machine,
+            installId: claim.installId,
+            release: claim.release,
+            use: claim.use,
+            complete: claim.complete,
+            createdAt: new Date(claim.createdAt * 1000).toISOString(),
+          },
+        }
+      : {}),
+    ...(facts.model ? { model: facts.model } : {}),
+    ...(facts.serial ? { serial: facts.serial } : {}),
+    ...(facts.wwn ? { wwn: facts.wwn } : {}),
+    ...(facts.transport ? { transport: facts.transport } : {}),
+    logicalSectorSize: facts.logicalSectorSize,
+    physicalSectorSize: facts.physicalSectorSize,
+    rotational: facts.rotational,
+    kind: facts.kind,
+  };
+}
+
+function ineligibleReasons(f: DiskFacts): string[] {
+  const reasons: string[] = [];
+  if (f.deviceType === "part") reasons.push("partition");
+  if (VIRTUAL_TYPES.has(f.deviceType) || /^raid/.test(f.deviceType)) reasons.push(`virtual-device:${f.deviceType}`);
+  if (f.bootMedium) reasons.push("boot-medium");
+  if (f.readOnly) reasons.push("read-only");
+  if (f.removable || f.transport === "usb") reasons.push("removable");
+  if (f.size < MIN_DISK_SIZE) reasons.push("too-small");
+  return reasons;
+}
+
+function inUseReasons(f: DiskFacts, p: ContentProbe): string[] {
+  return [
+    ...f.mounts.map((m) => `mounted:${m}`),
+    ...(f.swap ? ["swap"] : []),
+    ...f.holders.map((h) => `holder:${h}`),
+    ...(p.exclusive === false ? ["busy"] : []),
+  ];
+}
+
+function contentReasons(f: DiskFacts, p: ContentProbe): string[] {
+  const reasons: string[] = [];
+  for (const s of p.signatures) {
+    const reason =
+      s.usage === "partition-table" ? `partition-table:${s.type}` : `signature:${s.type}@${s.offsetText}`;
+    if (!reasons.includes(reason)) reasons.push(reason);
+  }
+  if (f.partitions.length > 0 || (p.table?.partitions.length ?? 0) > 0) reasons.push("partitions");
+  if (p.claim.state !== "valid" && p.table?.partitions.some((x) => OUR_LABEL.test(x.name ?? ""))) {
+    reasons.push("liken-labels-without-claim");
+  }
+  if (p.headZero === false) reasons.push("nonzero-data:head");
+  if (p.tailZero === false) reasons.push("nonzero-data:tail");
+  return reasons;
+}

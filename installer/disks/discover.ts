@@ -1,0 +1,131 @@
+// Finds the disks: every disk of the machine (lsblk and sysfs), or the block devices and
+// image files named on the command line. Reads no disk contents.
+import { access, constants, readdir, readFile, realpath, stat } from "node:fs/promises";
+import { basename } from "node:path";
+import { usageError } from "../../common/errors.ts";
+import { type BlockDevice, listBlockDevices } from "../../tools/lsblk.ts";
+import type { DiskFacts } from "./types.ts";
+
+// systemd-boot's vendor GUID: LoaderDevicePartUUID names the partition the loader came from.
+const LOADER_PART_UUID_VAR =
+  "/sys/firmware/efi/efivars/LoaderDevicePartUUID-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f";
+
+/** Every disk of the machine, or exactly `paths` (block devices and image files) when given. */
+export async function discoverDisks(paths: readonly string[]): Promise<DiskFacts[]> {
+  const bootPartUuid = await findBootPartUuid();
+  if (paths.length === 0) {
+    const devices = await listBlockDevices();
+    // Loop devices and optical drives are not the machine's disks; name them to use them.
+    const disks = devices.filter((d) => d.type !== "loop" && d.type !== "rom");
+    return Promise.all(disks.map((d) => blockFacts(d, bootPartUuid)));
+  }
+  return Promise.all(paths.map((p) => pathFacts(p, bootPartUuid)));
+}
+
+async function pathFacts(path: string, bootPartUuid: string | undefined): Promise<DiskFacts> {
+  const info = await stat(path).catch(() => {
+    throw usageError(`${path} does not exist`, "name a block device or an image file");
+  });
+  if (info.isFile()) return fileFacts(path, info.size);
+  if (!info.isBlockDevice()) {
+    throw usageError(`${path} is neither a block device nor an image file`, "name a block device or an image file");
+  }
+  const [device] = await listBlockDevices([path]);
+  if (!device) throw usageError(`lsblk does not know ${path}`, "name a block device or an image file");
+  return blockFacts(device, bootPartUuid);
+}
+
+async function fileFacts(path: string, size: number): Promise<DiskFacts> {
+  const writable = await access(path, constants.W_OK).then(
+    () => true,
+    () => false,
+  );
+  return {
+    path,
+    name: basename(path),
+    kind: "file",
+    deviceType: "file",
+    size,
+    logicalSectorSize: 512,
+    physicalSectorSize: 512,
+    rotational: false,
+    readOnly: !writable,
+    removable: false,
+    // A loop device over the file may be mounted: writing the file under it would corrupt it.
+    holders: await loopDevicesBackedBy(path),
+    mounts: [],
+    swap: false,
+    partitions: [],
+    bootMedium: false,
+    missingModules: [],
+  };
+}
+
+async function blockFacts(d: BlockDevice, bootPartUuid: string | undefined): Promise<DiskFacts> {
+  const family = [d, ...descendants(d)];
+  const mountpoints = family.flatMap((x) => x.mountpoints);
+  const holders = new Set<string>();
+  for (const x of [d, ...d.children.filter((c) => c.type === "part")]) {
+    for (const h of await readHolders(x.name)) holders.add(h);
+  }
+  const partitions = await Promise.all(
+    d.children
+      .filter((c) => c.type === "part")
+      .map(async (c) => ({ path: c.path, start: await partitionStart(c.name) })),
+  );
+  return {
+    path: d.path,
+    name: d.name,
+    kind: "block",
+    deviceType: d.name.startsWith("zram") ? "zram" : d.type,
+    size: d.size,
+    logicalSectorSize: d.logicalSectorSize,
+    physicalSectorSize: d.physicalSectorSize,
+    rotational: d.rotational,
+    readOnly: d.readOnly,
+    removable: d.removable,
+    ...(d.transport ? { transport: d.transport } : {}),
+    ...(d.model ? { model: d.model } : {}),
+    ...(d.serial ? { serial: d.serial } : {}),
+    ...(d.wwn ? { wwn: d.wwn } : {}),
+    holders: [...holders].sort(),
+    mounts: mountpoints.filter((m) => m !== "[SWAP]"),
+    swap: mountpoints.includes("[SWAP]"),
+    partitions,
+    bootMedium: bootPartUuid !== undefined && family.some((x) => x.partuuid?.toLowerCase() === bootPartUuid),
+    missingModules: [],
+  };
+}
+
+function descendants(d: BlockDevice): BlockDevice[] {
+  return d.children.flatMap((c) => [c, ...descendants(c)]);
+}
+
+async function readHolders(name: string): Promise<string[]> {
+  return readdir(`/sys/class/block/${name}/holders`).catch(() => []);
+}
+
+async function partitionStart(name: string): Promise<number> {
+  const sectors = await readFile(`/sys/class/block/${name}/start`, "utf8").catch(() => "0");
+  return Number(sectors.trim()) * 512; // sysfs counts 512-byte units whatever the sector size
+}
+
+async function loopDevicesBackedBy(path: string): Promise<string[]> {
+  const target = await realpath(path);
+  const loops = (await readdir("/sys/block").catch(() => [])).filter((n) => n.startsWith("loop"));
+  const backed = await Promise.all(
+    loops.map(async (loop) => {
+      const file = await readFile(`/sys/block/${loop}/loop/backing_file`, "utf8").catch(() => "");
+      return file.trim() === target ? loop : undefined;
+    }),
+  );
+  return backed.filter((l): l is string => l !== undefined);
+}
+
+/** The PARTUUID of the partition the running system booted from, lower case, if firmware says. */
+async function findBootPartUuid(): Promise<string | undefined> {
+  const raw = await readFile(LOADER_PART_UUID_VAR).catch(() => undefined);
+  if (!raw || raw.length <= 4) return undefined;
+  // efivarfs: 4 bytes of attributes, then the value (UTF-16LE, NUL-terminated)
+  return raw.subarray(4).toString("utf16le").replace(/\0+$/, "").trim().toLowerCase() || undefined;
+}

@@ -1,0 +1,78 @@
+// A disk as the installer sees it: what discovery found, what probing its contents found,
+// and the verdict that decides whether liken may write it.
+import type { Signature } from "../../tools/wipefs.ts";
+import type { PartitionTable } from "../../tools/sfdisk.ts";
+import type { ClaimVerdict } from "../claim.ts";
+
+export type Verdict = "blank" | "liken" | "foreign" | "ineligible" | "unsupported";
+
+/** What the machine says about a disk, before any of its bytes are read. */
+export interface DiskFacts {
+  readonly path: string;
+  /** Kernel name ("sda", "loop3") or the file name of an image. */
+  readonly name: string;
+  readonly kind: "block" | "file";
+  /** lsblk's TYPE ("disk", "loop", "part", ...), "zram" for zram, or "file". */
+  readonly deviceType: string;
+  readonly size: number;
+  readonly logicalSectorSize: number;
+  readonly physicalSectorSize: number;
+  readonly rotational: boolean;
+  readonly readOnly: boolean;
+  readonly removable: boolean;
+  readonly transport?: string;
+  readonly model?: string;
+  readonly serial?: string;
+  readonly wwn?: string;
+  /** Devices stacked on the disk or its partitions (dm, md, bcache, and loop devices on a file). */
+  readonly holders: readonly string[];
+  /** Mount points of the disk and its partitions ("[SWAP]" excluded). */
+  readonly mounts: readonly string[];
+  readonly swap: boolean;
+  /** Partitions the kernel knows: path and start offset in bytes. */
+  readonly partitions: readonly { readonly path: string; readonly start: number }[];
+  /** The disk the running system booted from (the stick). */
+  readonly bootMedium: boolean;
+  /** Modules its driver chain needs that the release cannot load at boot (the hardware report fills it). */
+  readonly missingModules: readonly string[];
+}
+
+/** What reading the disk found. A probe that failed is named in `failed`, and its field is empty. */
+export interface ContentProbe {
+  readonly signatures: readonly Signature[];
+  readonly table?: PartitionTable;
+  /** undefined: not read. */
+  readonly headZero?: boolean;
+  readonly tailZero?: boolean;
+  /** Whether an exclusive open succeeded (block devices only). */
+  readonly exclusive?: boolean;
+  readonly claim: ClaimVerdict;
+  readonly failed: readonly ("wipefs" | "sfdisk" | "read" | "open")[];
+}
+
+export interface ClaimSummary {
+  readonly cluster: string;
+  readonly machine: string;
+  readonly installId: string;
+  readonly release: string;
+  readonly use: "system" | "storage";
+  readonly complete: boolean;
+  readonly createdAt: string;
+}
+
+/** A classified disk: the `disks --json` contract (DESIGN.md section 2). */
+export interface Disk {
+  readonly path: string;
+  readonly size: number;
+  readonly verdict: Verdict;
+  readonly reasons: readonly string[];
+  readonly claim?: ClaimSummary;
+  readonly model?: string;
+  readonly serial?: string;
+  readonly wwn?: string;
+  readonly transport?: string;
+  readonly logicalSectorSize: number;
+  readonly physicalSectorSize: number;
+  readonly rotational: boolean;
+  readonly kind: "block" | "file";
+}

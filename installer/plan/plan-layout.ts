@@ -1,0 +1,292 @@
+// The planner: a pure function from the disks, the manifest, the machine and the release to
+// the layout an install writes, or to the reason none can be made. No I/O, no clock, no
+// randomness (the install id comes in), so the same inputs always give the same layout and
+// an interrupted install resumes with exactly the table it started.
+import { createHash } from "node:crypto";
+import { formatSize, formatSizeShort } from "../../common/size.ts";
+import type { Machine, Manifest, StorageRole } from "../../manifest/types.ts";
+import type { Disk } from "../disks/types.ts";
+import { PARTITION_TYPES } from "./gpt-types.ts";
+import { compareDisks, describeSelector, matchesSelector } from "./order.ts";
+import type {
+  DiskAction,
+  LeftOutDisk,
+  PartitionContent,
+  PlanFailure,
+  PlannedDisk,
+  PlannedPartition,
+  PlanResult,
+} from "./types.ts";
+
+const MIB = 1024 * 1024;
+/** The smallest partition a storage role gets, "rest" included. */
+export const MIN_ROLE_SIZE = 64 * MIB;
+
+export interface PlanInput {
+  readonly disks: readonly Disk[];
+  readonly manifest: Manifest;
+  readonly machine: string;
+  /** The release to install; without it the slot size is checked against nothing. */
+  readonly release?: { readonly version: string; readonly rootfsSize: number };
+  readonly wipe: boolean;
+  /** The id a fresh install gets; a resumed install keeps the one in its claim. */
+  readonly newInstallId: string;
+}
+
+interface Candidate {
+  readonly disk: Disk;
+  readonly action: DiskAction;
+}
+
+export function planLayout(input: PlanInput): PlanResult {
+  const { manifest } = input;
+  const machine = manifest.machines.find((m) => m.name === input.machine);
+  if (!machine) {
+    const names = manifest.machines.map((m) => m.name).join(", ");
+    return fail("UnknownMachine", `the manifest has no machine named "${input.machine}"`, `choose one of: ${names}`, []);
+  }
+  const version = input.release?.version ?? manifest.release.version;
+  const slot = alignUp(manifest.layout.slot);
+  if (input.release && input.release.rootfsSize > slot) {
+    return fail(
+      "ReleaseTooLarge",
+      `release ${version}'s root filesystem (${formatSize(input.release.rootfsSize)}) is larger than a slot (${formatSize(slot)})`,
+      "raise [layout] slot in the manifest, or build a smaller release",
+      [],
+    );
+  }
+
+  const leftOut: LeftOutDisk[] = [];
+  const candidates: Candidate[] = [];
+  for (const disk of [...input.disks].sort(compareDisks)) {
+    const judged = judge(disk, manifest, machine, input.wipe);
+    if ("why" in judged) leftOut.push({ path: disk.path, verdict: disk.verdict, reasons: disk.reasons, why: judged.why });
+    else candidates.push({ disk, action: judged.action });
+  }
+
+  // An interrupted install of this machine is finished on the disks it started, with its id.
+  const resumed = candidates.filter((c) => c.action === "resume");
+  const installId = resumed[0]?.disk.claim?.installId ?? input.newInstallId;
+  const pool = candidates.filter((c) => c.action !== "resume" || c.disk.claim?.installId === installId);
+  for (const c of candidates) {
+    if (!pool.includes(c)) leftOut.push(leftOutAs(c.disk, "holds another interrupted install of this machine"));
+  }
+
+  const systemSizes = [manifest.layout.esp, slot, slot, manifest.layout.crash_journal, manifest.layout.state].map(alignUp);
+  const systemNeed = systemSizes.reduce((a, b) => a + b, 0);
+  const picked = pickSystemDisk(pool, machine, systemNeed, resumed.length > 0);
+  if ("failure" in picked) return fail(picked.failure.reason, picked.failure.message, picked.failure.hint, [...leftOut, ...picked.failure.considered]);
+  leftOut.push(...picked.tooSmall);
+  const system = picked.candidate;
+
+  // The system disk: ESP, slot A, slot B, journal, state, then the storage roles that fit.
+  const builders = new Map<Candidate, DiskBuilder>();
+  const systemBuilder = new DiskBuilder(system, "system", installId, 0);
+  builders.set(system, systemBuilder);
+  const contents: [PartitionContent, string][] = [
+    ["esp", "liken-esp"],
+    ["slot-a", "liken-a"],
+    ["slot-b", "liken-b"],
+    ["journal", "liken-journal"],
+    ["state", "liken-state"],
+  ];
+  contents.forEach(([content, label], i) => systemBuilder.add(content, label, systemSizes[i] as number));
+
+  const others = pool.filter((c) => c !== system);
+  const placeOn = (size: number): DiskBuilder | undefined => {
+    for (const b of builders.values()) if (b.free() >= size) return b;
+    for (const c of others) {
+      if (builders.has(c)) continue;
+      const b = new DiskBuilder(c, "storage", installId, builders.size);
+      if (b.free() >= size) {
+        builders.set(c, b);
+        return b;
+      }
+    }
+    return undefined;
+  };
+  const fixed = manifest.storage.filter((r): r is StorageRole & { size: number } => r.size !== "rest");
+  const rest = manifest.storage.find((r) => r.size === "rest");
+  for (const role of fixed) {
+    const size = alignUp(role.size);
+    const target = placeOn(size);
+    if (!target) return roleDoesNotFit(role.role, size, builders, leftOut);
+    target.add("storage", `liken-${role.role}`, size, role.role);
+  }
+  if (rest) {
+    const target = placeOn(MIN_ROLE_SIZE);
+    if (!target) return roleDoesNotFit(rest.role, MIN_ROLE_SIZE, builders, leftOut);
+    target.add("storage", `liken-${rest.role}`, target.free(), rest.role);
+  }
+
+  for (const c of others) if (!builders.has(c)) leftOut.push(leftOutAs(c.disk, "not needed: every role fits on the disks above"));
+  return {
+    ok: true,
+    layout: {
+      cluster: manifest.cluster,
+      machine: machine.name,
+      release: version,
+      installId,
+      wipe: input.wipe,
+      systemDiskWhy: picked.why,
+      disks: [...builders.values()].map((b) => b.build()),
+      leftOut,
+    },
+  };
+}
+
+// Whether a disk may be written by this install, and how.
+function judge(disk: Disk, manifest: Manifest, machine: Machine, wipe: boolean): { action: DiskAction } | { why: string } {
+  switch (disk.verdict) {
+    case "blank":
+      return { action: "write" };
+    case "liken": {
+      const c = disk.claim;
+      const ours = c !== undefined && c.cluster === manifest.cluster && c.machine === machine.name;
+      if (wipe) return { action: "erase-and-write" };
+      if (ours && !c.complete) return { action: "resume" };
+      const what = c ? `holds the liken install of ${c.cluster}/${c.machine}${c.complete ? "" : " (partial)"}` : "holds a liken install";
+      return { why: `${what}: use wipe and reinstall to replace it` };
+    }
+    case "foreign":
+      return { why: `holds data liken did not write (${disk.reasons.join(", ")}): liken never writes it` };
+    case "ineligible":
+      return { why: `cannot be a target (${disk.reasons.join(", ")})` };
+    case "unsupported":
+      return { why: `needs a driver the release cannot load at boot (${disk.reasons.join(", ")})` };
+  }
+}
+
+type Picked =
+  | { readonly candidate: Candidate; readonly why: string; readonly tooSmall: LeftOutDisk[] }
+  | { readonly failure: PlanFailure };
+
+function pickSystemDisk(pool: readonly Candidate[], machine: Machine, need: number, resuming: boolean): Picked {
+  if (resuming) {
+    const c = pool.find((x) => x.action === "resume" && x.disk.claim?.use === "system");
+    if (c) return { candidate: c, why: `${c.disk.path} holds the interrupted install being finished`, tooSmall: [] };
+  }
+  const selector = machine.system_disk;
+  const matching = selector ? pool.filter((c) => matchesSelector(c.disk, selector)) : pool;
+  const tooSmall: LeftOutDisk[] = [];
+  for (const c of matching) {
+    if (usable(c.disk) >= need) {
+      const why = selector
+        ? `${c.disk.path} is the first eligible disk matching system_disk ${describeSelector(selector)}`
+        : `${c.disk.path} is the first eligible disk in stable order (transport, serial, WWN, path)`;
+      return { candidate: c, why, tooSmall };
+    }
+    tooSmall.push(leftOutAs(c.disk, `too small for the system partitions (needs ${formatSizeShort(need + 2 * MIB)})`));
+  }
+  if (pool.length === 0) {
+    return { failure: { reason: "NoEligibleDisk", message: "no disk is blank", hint: "attach a blank disk, or use wipe and reinstall on a liken disk", considered: [] } };
+  }
+  if (selector && matching.length === 0) {
+    return {
+      failure: {
+        reason: "NoEligibleDisk",
+        message: `no eligible disk matches system_disk ${describeSelector(selector)}`,
+        hint: "check the selector against liken-stick disks, or attach the disk it names",
+        considered: pool.map((c) => leftOutAs(c.disk, `does not match system_disk ${describeSelector(selector)}`)),
+      },
+    };
+  }
+  return {
+    failure: {
+      reason: "DiskTooSmall",
+      message: `no eligible disk can hold the system partitions (${formatSizeShort(need + 2 * MIB)})`,
+      hint: "attach a larger blank disk, or shrink [layout] in the manifest",
+      considered: tooSmall,
+    },
+  };
+}
+
+function roleDoesNotFit(role: string, size: number, builders: Map<Candidate, DiskBuilder>, leftOut: LeftOutDisk[]): PlanResult {
+  const room = [...builders.values()].map((b) => `${b.path} has ${formatSizeShort(b.free())} free`).join(", ");
+  return fail(
+    "DiskTooSmall",
+    `storage role ${role} (${formatSizeShort(size)}) fits on no disk: ${room}`,
+    "attach another blank disk, or shrink the role in the manifest",
+    leftOut,
+  );
+}
+
+// Lays partitions end to end from 1 MiB, leaving the last MiB for the backup GPT and the
+// claim's tail copy. Everything is a whole MiB, which is a whole number of 512-byte and of
+// 4096-byte sectors.
+class DiskBuilder {
+  private readonly partitions: PlannedPartition[] = [];
+  private cursor = MIB;
+  private readonly end: number;
+  readonly path: string;
+
+  constructor(
+    private readonly candidate: Candidate,
+    private readonly use: "system" | "storage",
+    private readonly installId: string,
+    private readonly index: number,
+  ) {
+    this.path = candidate.disk.path;
+    this.end = Math.floor(candidate.disk.size / MIB) * MIB - MIB;
+  }
+
+  free(): number {
+    return Math.max(0, this.end - this.cursor);
+  }
+
+  add(content: PartitionContent, label: string, size: number, role?: string): void {
+    const typeKey = content === "slot-a" || content === "slot-b" ? "slot" : content;
+    this.partitions.push({
+      number: this.partitions.length + 1,
+      label,
+      content,
+      ...(role ? { role } : {}),
+      typeGuid: PARTITION_TYPES[typeKey],
+      uuid: derivedUuid(this.installId, `disk${this.index}:${label}`),
+      start: this.cursor,
+      size,
+    });
+    this.cursor += size;
+  }
+
+  build(): PlannedDisk {
+    const d = this.candidate.disk;
+    return {
+      path: d.path,
+      use: this.use,
+      action: this.candidate.action,
+      size: d.size,
+      sectorSize: d.logicalSectorSize,
+      ...(d.model ? { model: d.model } : {}),
+      ...(d.serial ? { serial: d.serial } : {}),
+      tableId: derivedUuid(this.installId, `disk${this.index}:table`),
+      partitions: this.partitions,
+      free: this.free(),
+    };
+  }
+}
+
+function usable(d: Disk): number {
+  return Math.max(0, Math.floor(d.size / MIB) * MIB - 2 * MIB);
+}
+
+function alignUp(bytes: number): number {
+  return Math.ceil(bytes / MIB) * MIB;
+}
+
+function leftOutAs(d: Disk, why: string): LeftOutDisk {
+  return { path: d.path, verdict: d.verdict, reasons: d.reasons, why };
+}
+
+/** A UUID (RFC 9562 version 8, name-based) from the install id and a name: unique per install, stable across retries. */
+export function derivedUuid(installId: string, name: string): string {
+  const h = createHash("sha256").update(`${installId}\0${name}`).digest();
+  h[6] = ((h[6] as number) & 0x0f) | 0x80;
+  h[8] = ((h[8] as number) & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString("hex").toUpperCase();
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
+}
+
+function fail(reason: PlanFailure["reason"], message: string, hint: string, considered: readonly LeftOutDisk[]): PlanResult {
+  return { ok: false, failure: { reason, message, hint, considered } };
+}

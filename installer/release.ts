@@ -1,0 +1,53 @@
+// Reads a release directory's release.toml (DESIGN.md section 4): the version and, for each
+// file, its size and sha256. Verifying the files against it is the installer's first step.
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import TOML from "@iarna/toml";
+import { LikenError } from "../common/errors.ts";
+
+export interface ReleaseFile {
+  readonly sha256: string;
+  readonly size: number;
+}
+
+export interface ReleaseInfo {
+  readonly dir: string;
+  readonly version: string;
+  readonly kernel: string;
+  readonly files: Readonly<Record<string, ReleaseFile>>;
+  /** Size of rootfs.img: what a slot must hold. */
+  readonly rootfsSize: number;
+}
+
+export const RELEASE_FILES = ["vmlinuz", "initrd.img", "rootfs.img", "systemd-bootx64.efi", "boot-modules.json"];
+
+/** The release in `dir`, or a ReleaseInvalid refusal saying what is wrong with it. */
+export async function requireRelease(dir: string): Promise<ReleaseInfo> {
+  const file = join(dir, "release.toml");
+  const invalid = (what: string) =>
+    new LikenError("refused", `release ${dir} is not usable: ${what}`, "build it again with liken-stick release", "ReleaseInvalid");
+  const text = await readFile(file, "utf8").catch(() => {
+    throw invalid("it has no release.toml");
+  });
+  let data: Record<string, unknown>;
+  try {
+    data = TOML.parse(text) as Record<string, unknown>;
+  } catch (error) {
+    throw invalid(`release.toml does not parse (${(error as Error).message.split("\n")[0]})`);
+  }
+  const version = data.version;
+  const kernel = data.kernel;
+  const files = data.files as Record<string, { sha256?: unknown; size?: unknown }> | undefined;
+  if (typeof version !== "string" || typeof kernel !== "string" || typeof files !== "object" || files === null) {
+    throw invalid("release.toml lacks version, kernel or [files]");
+  }
+  const checked: Record<string, ReleaseFile> = {};
+  for (const name of RELEASE_FILES) {
+    const f = files[name];
+    if (!f || typeof f.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(f.sha256) || typeof f.size !== "number") {
+      throw invalid(`release.toml has no sha256 and size for ${name}`);
+    }
+    checked[name] = { sha256: f.sha256, size: f.size };
+  }
+  return { dir, version, kernel, files: checked, rootfsSize: (checked["rootfs.img"] as ReleaseFile).size };
+}

@@ -1,0 +1,114 @@
+// The one module that starts external programs. Every tool wrapper in tools/ calls run();
+// nothing else imports execa (biome's noRestrictedImports enforces it).
+import { execa } from "execa";
+import hostTools from "./host-tools.json" with { type: "json" };
+
+export interface RunOptions {
+  /** Kill the tool after this long; a hung probe must not hang the installer. */
+  readonly timeoutMs?: number;
+  /** Bytes or text for the tool's standard input (otherwise it reads nothing). */
+  readonly input?: string | Uint8Array;
+  /** Exit codes that are answers rather than failures (blkid's 2 means "nothing found"). */
+  readonly okExitCodes?: readonly number[];
+  readonly cwd?: string;
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+export interface RunResult {
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly exitCode: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const STDERR_TAIL_LINES = 20;
+
+/** A tool that failed, was killed, timed out, or is not installed. */
+export class CommandError extends Error {
+  override readonly name = "CommandError";
+  constructor(
+    readonly command: string,
+    readonly exitCode: number | undefined,
+    readonly signal: string | undefined,
+    readonly timedOut: boolean,
+    readonly stderrTail: string,
+    readonly missingPackage?: string,
+  ) {
+    super(describe(command, exitCode, signal, timedOut, stderrTail, missingPackage));
+  }
+}
+
+/** Runs a tool with an argument array (never a shell), LANG=C, no stdin unless given. */
+export async function run(
+  file: string,
+  args: readonly string[],
+  options: RunOptions = {},
+): Promise<RunResult> {
+  const command = quoteCommand(file, args);
+  const result = await execa(file, args, {
+    reject: false,
+    timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    // Tools' messages and number formats must not depend on the operator's locale.
+    env: { ...options.env, LANG: "C", LC_ALL: "C" },
+    cwd: options.cwd,
+    ...(options.input === undefined ? { stdin: "ignore" as const } : { input: options.input }),
+    stripFinalNewline: false,
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  const stderr = String(result.stderr ?? "");
+  const stdout = String(result.stdout ?? "");
+  if ((result as { code?: string }).code === "ENOENT") {
+    throw new CommandError(command, undefined, undefined, false, "", packageFor(file));
+  }
+  const exitCode = result.exitCode;
+  const ok =
+    !result.timedOut &&
+    result.signal === undefined &&
+    exitCode !== undefined &&
+    (exitCode === 0 || (options.okExitCodes ?? []).includes(exitCode));
+  if (!ok) {
+    throw new CommandError(command, exitCode, result.signal, result.timedOut, tail(stderr));
+  }
+  return { stdout, stderr, exitCode: exitCode as number };
+}
+
+/** The Debian package that brings a command, from tools/host-tools.json. */
+export function packageFor(command: string): string | undefined {
+  const base = command.split("/").pop();
+  return hostTools.tools.find((t) => t.command === base)?.package;
+}
+
+function describe(
+  command: string,
+  exitCode: number | undefined,
+  signal: string | undefined,
+  timedOut: boolean,
+  stderrTail: string,
+  missingPackage: string | undefined,
+): string {
+  const tool = command.split(" ")[0];
+  if (exitCode === undefined && signal === undefined && !timedOut) {
+    const hint = missingPackage ? `install the Debian package ${missingPackage}` : "install it";
+    return `${tool} not found (${hint}, or run npm run setup)`;
+  }
+  const how = timedOut
+    ? "timed out"
+    : signal
+      ? `was killed by ${signal}`
+      : `failed with exit code ${exitCode}`;
+  const detail = stderrTail ? `: ${stderrTail.split("\n").join(" | ")}` : "";
+  return `\`${command}\` ${how}${detail}`;
+}
+
+// The last lines of stderr, error-like lines kept first, so a long log still shows its cause.
+function tail(stderr: string): string {
+  const lines = stderr.split("\n").filter((l) => l.trim() !== "");
+  if (lines.length <= STDERR_TAIL_LINES) return lines.join("\n");
+  const errorish = lines.filter((l) => /error|fail|cannot|invalid|denied/i.test(l));
+  const rest = lines.slice(-STDERR_TAIL_LINES);
+  return [...new Set([...errorish.slice(-5), ...rest])].slice(-STDERR_TAIL_LINES).join("\n");
+}
+
+function quoteCommand(file: string, args: readonly string[]): string {
+  return [file, ...args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`)).join(" ");
+}
