@@ -21,7 +21,9 @@ describe("liken-stick", () => {
   it("suggests the nearest verb for a typo", async () => {
     const r = await cli(["manifset", "check"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('liken-stick: unknown verb "manifset" (did you mean "manifest"? see liken-stick --help)\n');
+    expect(r.stderr).toBe(
+      'liken-stick: unknown verb "manifset" (did you mean "manifest"? see liken-stick --help)\n',
+    );
   });
 
   it("asks for the sub-verb of manifest", async () => {
@@ -66,7 +68,9 @@ describe("liken-stick manifest check", () => {
     const r = await cli(["manifest", "check", "examples/cluster.toml"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('cluster = "mycluster"\n');
-    expect(r.stdout).toContain('[layout]\nesp = "512MiB"\nslot = "2GiB"\ncrash_journal = "64MiB"\nstate = "1GiB"\n');
+    expect(r.stdout).toContain(
+      '[layout]\nesp = "512MiB"\nslot = "2GiB"\ncrash_journal = "64MiB"\nstate = "1GiB"\n',
+    );
     expect(r.stdout).toContain('name = "worker-2"\nrole = "follower"\nports = []\n');
   });
 
@@ -76,12 +80,18 @@ describe("liken-stick manifest check", () => {
     const body = JSON.parse(r.stdout);
     expect(body.ok).toBe(true);
     expect(body.manifest.layout.slot).toBe(2 * 1024 ** 3);
-    expect(body.manifest.machines.map((m: { name: string }) => m.name)).toEqual(["leader-1", "worker-1", "worker-2"]);
+    expect(body.manifest.machines.map((m: { name: string }) => m.name)).toEqual([
+      "leader-1",
+      "worker-1",
+      "worker-2",
+    ]);
   });
 
   it("refuses a file that does not exist with exit 1", async () => {
     const r = await cli(["manifest", "check", "nope.toml"]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe("liken-stick manifest check: cannot read nope.toml: no such file (check the path to the manifest)\n");
+    expect(r.stderr).toBe(
+      "liken-stick manifest check: cannot read nope.toml: no such file (check the path to the manifest)\n",
+    );
   });
 });

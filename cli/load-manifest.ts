@@ -19,7 +19,9 @@ export async function requireManifest(file: string, verb: string, io: Io): Promi
   const first = result.errors[0];
   throw new LikenError(
     "refused",
-    first ? `${first.file}:${first.line}:${first.col}: ${first.message}` : `${file} is not a valid manifest`,
+    first
+      ? `${first.file}:${first.line}:${first.col}: ${first.message}`
+      : `${file} is not a valid manifest`,
     first?.hint ?? `run liken-stick manifest check ${file}`,
   );
 }

@@ -2,9 +2,9 @@
 // one line on stderr and an exit code.
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import pkg from "../package.json" with { type: "json" };
 import { exitCodeFor, LikenError, usageError } from "../common/errors.ts";
 import { nearest } from "../common/nearest.ts";
+import pkg from "../package.json" with { type: "json" };
 import { parseVerbArgs } from "./args.ts";
 import { commandHelp, verbHelp } from "./help.ts";
 import type { Io, Verb } from "./verb.ts";

@@ -1,6 +1,10 @@
 // Plain-text tables for people: columns padded to their widest cell, no borders.
 
-export function renderTable(header: readonly string[], rows: readonly (readonly string[])[], indent = ""): string {
+export function renderTable(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  indent = "",
+): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (cells: readonly string[]) =>
     indent +

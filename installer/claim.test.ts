@@ -1,6 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CLAIM_SIZE, type Claim, claimTailOffset, decodeClaim, encodeClaim, judgeClaim } from "./claim.ts";
+import {
+  CLAIM_SIZE,
+  type Claim,
+  claimTailOffset,
+  decodeClaim,
+  encodeClaim,
+  judgeClaim,
+} from "./claim.ts";
 
 const claim: Claim = {
   cluster: "mycluster",
@@ -22,23 +29,36 @@ describe("the claim", () => {
   });
 
   it("round-trips any names and flags", () => {
-    const text = fc.string({ minLength: 0, maxLength: 63 }).filter((s) => Buffer.byteLength(s) <= 63);
+    const text = fc
+      .string({ minLength: 0, maxLength: 63 })
+      .filter((s) => Buffer.byteLength(s) <= 63);
     fc.assert(
-      fc.property(text, text, fc.uuid(), fc.boolean(), fc.nat(), (cluster, machine, installId, complete, generation) => {
-        const c = { ...claim, cluster, machine, installId, complete, generation };
-        expect(decodeClaim(encodeClaim(c))).toEqual(c);
-      }),
+      fc.property(
+        text,
+        text,
+        fc.uuid(),
+        fc.boolean(),
+        fc.nat(),
+        (cluster, machine, installId, complete, generation) => {
+          const c = { ...claim, cluster, machine, installId, complete, generation };
+          expect(decodeClaim(encodeClaim(c))).toEqual(c);
+        },
+      ),
     );
   });
 
   it("does not verify when any byte changes", () => {
     const bytes = encodeClaim(claim);
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: CLAIM_SIZE - 1 }), fc.integer({ min: 1, max: 255 }), (at, flip) => {
-        const damaged = Buffer.from(bytes);
-        damaged[at] = (damaged[at] as number) ^ flip;
-        expect(decodeClaim(damaged)).toBeUndefined();
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: CLAIM_SIZE - 1 }),
+        fc.integer({ min: 1, max: 255 }),
+        (at, flip) => {
+          const damaged = Buffer.from(bytes);
+          damaged[at] = (damaged[at] as number) ^ flip;
+          expect(decodeClaim(damaged)).toBeUndefined();
+        },
+      ),
     );
   });
 
@@ -46,13 +66,23 @@ describe("the claim", () => {
     const good = encodeClaim(claim);
     const torn = Buffer.concat([good.subarray(0, 200), Buffer.alloc(CLAIM_SIZE - 200)]);
     expect(judgeClaim(torn, good)).toEqual({ state: "valid", claim, copies: 1 });
-    expect(judgeClaim(good, Buffer.alloc(CLAIM_SIZE))).toEqual({ state: "valid", claim, copies: 1 });
-    expect(judgeClaim(Buffer.alloc(CLAIM_SIZE), Buffer.alloc(CLAIM_SIZE))).toEqual({ state: "none" });
+    expect(judgeClaim(good, Buffer.alloc(CLAIM_SIZE))).toEqual({
+      state: "valid",
+      claim,
+      copies: 1,
+    });
+    expect(judgeClaim(Buffer.alloc(CLAIM_SIZE), Buffer.alloc(CLAIM_SIZE))).toEqual({
+      state: "none",
+    });
   });
 
   it("takes the newer generation when both copies verify", () => {
     const done = { ...claim, complete: true, generation: 2 };
-    expect(judgeClaim(encodeClaim(claim), encodeClaim(done))).toEqual({ state: "valid", claim: done, copies: 2 });
+    expect(judgeClaim(encodeClaim(claim), encodeClaim(done))).toEqual({
+      state: "valid",
+      claim: done,
+      copies: 2,
+    });
   });
 
   it("calls two copies of different installs a conflict", () => {

@@ -97,7 +97,8 @@ export function judgeClaim(head: Uint8Array, tail: Uint8Array): ClaimVerdict {
 
 function writeText(b: Buffer, offset: number, text: string): void {
   const bytes = Buffer.from(text, "utf8");
-  if (bytes.length > TEXT_FIELD - 1) throw new RangeError(`claim field "${text}" is longer than ${TEXT_FIELD - 1} bytes`);
+  if (bytes.length > TEXT_FIELD - 1)
+    throw new RangeError(`claim field "${text}" is longer than ${TEXT_FIELD - 1} bytes`);
   b.writeUInt8(bytes.length, offset);
   bytes.copy(b, offset + 1);
 }

@@ -19,13 +19,24 @@ export interface ReleaseInfo {
   readonly rootfsSize: number;
 }
 
-export const RELEASE_FILES = ["vmlinuz", "initrd.img", "rootfs.img", "systemd-bootx64.efi", "boot-modules.json"];
+export const RELEASE_FILES = [
+  "vmlinuz",
+  "initrd.img",
+  "rootfs.img",
+  "systemd-bootx64.efi",
+  "boot-modules.json",
+];
 
 /** The release in `dir`, or a ReleaseInvalid refusal saying what is wrong with it. */
 export async function requireRelease(dir: string): Promise<ReleaseInfo> {
   const file = join(dir, "release.toml");
   const invalid = (what: string) =>
-    new LikenError("refused", `release ${dir} is not usable: ${what}`, "build it again with liken-stick release", "ReleaseInvalid");
+    new LikenError(
+      "refused",
+      `release ${dir} is not usable: ${what}`,
+      "build it again with liken-stick release",
+      "ReleaseInvalid",
+    );
   const text = await readFile(file, "utf8").catch(() => {
     throw invalid("it has no release.toml");
   });
@@ -38,16 +49,32 @@ export async function requireRelease(dir: string): Promise<ReleaseInfo> {
   const version = data.version;
   const kernel = data.kernel;
   const files = data.files as Record<string, { sha256?: unknown; size?: unknown }> | undefined;
-  if (typeof version !== "string" || typeof kernel !== "string" || typeof files !== "object" || files === null) {
+  if (
+    typeof version !== "string" ||
+    typeof kernel !== "string" ||
+    typeof files !== "object" ||
+    files === null
+  ) {
     throw invalid("release.toml lacks version, kernel or [files]");
   }
   const checked: Record<string, ReleaseFile> = {};
   for (const name of RELEASE_FILES) {
     const f = files[name];
-    if (!f || typeof f.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(f.sha256) || typeof f.size !== "number") {
+    if (
+      !f ||
+      typeof f.sha256 !== "string" ||
+      !/^[0-9a-f]{64}$/.test(f.sha256) ||
+      typeof f.size !== "number"
+    ) {
       throw invalid(`release.toml has no sha256 and size for ${name}`);
     }
     checked[name] = { sha256: f.sha256, size: f.size };
   }
-  return { dir, version, kernel, files: checked, rootfsSize: (checked["rootfs.img"] as ReleaseFile).size };
+  return {
+    dir,
+    version,
+    kernel,
+    files: checked,
+    rootfsSize: (checked["rootfs.img"] as ReleaseFile).size,
+  };
 }

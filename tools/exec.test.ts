@@ -15,7 +15,9 @@ describe("run", () => {
   it("names the command, the exit code and the end of stderr when a tool fails", async () => {
     const error = await run("sh", ["-c", "echo first >&2; echo boom >&2; exit 3"]).catch((e) => e);
     expect(error).toBeInstanceOf(CommandError);
-    expect(error.message).toBe("`sh -c 'echo first >&2; echo boom >&2; exit 3'` failed with exit code 3: first | boom");
+    expect(error.message).toBe(
+      "`sh -c 'echo first >&2; echo boom >&2; exit 3'` failed with exit code 3: first | boom",
+    );
     expect(error.exitCode).toBe(3);
   });
 

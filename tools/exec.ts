@@ -110,5 +110,7 @@ function tail(stderr: string): string {
 }
 
 function quoteCommand(file: string, args: readonly string[]): string {
-  return [file, ...args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`)).join(" ");
+  return [file, ...args]
+    .map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`))
+    .join(" ");
 }

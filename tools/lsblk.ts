@@ -26,8 +26,24 @@ export interface BlockDevice {
 }
 
 const COLUMNS = [
-  "NAME", "PATH", "TYPE", "SIZE", "RO", "RM", "HOTPLUG", "ROTA", "TRAN", "MODEL", "SERIAL", "WWN",
-  "LOG-SEC", "PHY-SEC", "MOUNTPOINTS", "FSTYPE", "PARTUUID", "PARTLABEL",
+  "NAME",
+  "PATH",
+  "TYPE",
+  "SIZE",
+  "RO",
+  "RM",
+  "HOTPLUG",
+  "ROTA",
+  "TRAN",
+  "MODEL",
+  "SERIAL",
+  "WWN",
+  "LOG-SEC",
+  "PHY-SEC",
+  "MOUNTPOINTS",
+  "FSTYPE",
+  "PARTUUID",
+  "PARTLABEL",
 ];
 
 type Raw = Record<string, unknown> & { children?: Raw[] };

@@ -1,5 +1,6 @@
 // wipefs(8): finds every signature libblkid knows, at every offset (primary and backup GPT,
 // end-of-disk RAID and ZFS labels, superblocks with bad checksums), without writing.
+import { basename } from "node:path";
 import { run } from "./exec.ts";
 
 export interface Signature {
@@ -17,8 +18,35 @@ interface WipefsJson {
   signatures?: { device: string; offset: string; type: string; usage: string }[];
 }
 
-/** Every signature on `path` (a block device or an image file); [] when there is none. */
-export async function findSignatures(path: string, timeoutMs = 30_000): Promise<Signature[]> {
+/**
+ * Every signature on each of `paths` (block devices or image files), by path. One wipefs
+ * for all of them; if that fails, one each, so one unreadable disk fails alone: its entry
+ * is the error.
+ */
+export async function findSignaturesOfMany(
+  paths: readonly string[],
+): Promise<Map<string, Signature[] | Error>> {
+  const result = new Map<string, Signature[] | Error>();
+  if (paths.length === 0) return result;
+  const batch = await findSignatures(paths).catch(() => undefined);
+  // wipefs names each device by its basename: the batch answer counts only when every
+  // signature maps to exactly one path asked about (a lost signature would read as blank).
+  const byName = new Map(paths.map((p) => [basename(p), p]));
+  if (batch && byName.size === paths.length && batch.every((s) => byName.has(s.device))) {
+    for (const p of paths)
+      result.set(
+        p,
+        batch.filter((s) => byName.get(s.device) === p),
+      );
+    return result;
+  }
+  await Promise.all(
+    paths.map(async (p) => result.set(p, await findSignatures([p]).catch((e: Error) => e))),
+  );
+  return result;
+}
+
+async function findSignatures(paths: readonly string[], timeoutMs = 30_000): Promise<Signature[]> {
   const { stdout } = await run(
     "wipefs",
     [
@@ -26,7 +54,7 @@ export async function findSignatures(path: string, timeoutMs = 30_000): Promise<
       "--json",
       "--output",
       "DEVICE,OFFSET,TYPE,USAGE", // USAGE is not in the default columns
-      path,
+      ...paths,
     ],
     { timeoutMs },
   );

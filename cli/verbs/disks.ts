@@ -23,7 +23,9 @@ may write each one. Nothing is written.
   unsupported  needs a driver the release cannot load at boot
 
 REASONS say why; docs/disks.md explains each and what to do.`,
-  options: [{ name: "json", type: "boolean", summary: "print JSON for programs (DESIGN.md section 2)" }],
+  options: [
+    { name: "json", type: "boolean", summary: "print JSON for programs (DESIGN.md section 2)" },
+  ],
   async run(args, io) {
     const found = await inventoryDisks(args.operands);
     io.out(args.options.json ? `${JSON.stringify(found, null, 2)}\n` : renderDisks(found));

@@ -30,7 +30,8 @@ in bytes there.`,
       );
     });
     const result = parseManifest(text, file);
-    for (const w of result.warnings) io.err(`liken-stick manifest check: warning: ${formatProblem(w)}\n`);
+    for (const w of result.warnings)
+      io.err(`liken-stick manifest check: warning: ${formatProblem(w)}\n`);
     if (!result.ok) {
       for (const e of result.errors) io.err(`liken-stick manifest check: ${formatProblem(e)}\n`);
     }
@@ -57,9 +58,12 @@ function renderManifest(m: Manifest): string {
     `version = ${q(m.release.version)}`,
     "",
     "[layout]",
-    ...(["esp", "slot", "crash_journal", "state"] as const).map((k) => `${k} = ${size(m.layout[k])}`),
+    ...(["esp", "slot", "crash_journal", "state"] as const).map(
+      (k) => `${k} = ${size(m.layout[k])}`,
+    ),
   ];
-  for (const s of m.storage) lines.push("", "[[storage]]", `role = ${q(s.role)}`, `size = ${size(s.size)}`);
+  for (const s of m.storage)
+    lines.push("", "[[storage]]", `role = ${q(s.role)}`, `size = ${size(s.size)}`);
   for (const machine of m.machines) {
     lines.push("", "[[machines]]", `name = ${q(machine.name)}`, `role = ${q(machine.role)}`);
     lines.push(`ports = [${machine.ports.map(q).join(", ")}]`);

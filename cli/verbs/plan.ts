@@ -26,7 +26,12 @@ path. With --release, a slot must hold the release's root filesystem. With
 --wipe, disks holding a liken install count as targets (they would be erased).`,
   options: [
     { name: "manifest", type: "string", value: "FILE", summary: "the cluster manifest (required)" },
-    { name: "as", type: "string", value: "NAME", summary: "the manifest machine to install (required)" },
+    {
+      name: "as",
+      type: "string",
+      value: "NAME",
+      summary: "the manifest machine to install (required)",
+    },
     { name: "release", type: "string", value: "DIR", summary: "the release to install" },
     { name: "wipe", type: "boolean", summary: "plan a wipe and reinstall" },
     { name: "json", type: "boolean", summary: "print JSON for programs" },
@@ -34,8 +39,10 @@ path. With --release, a slot must hold the release's root filesystem. With
   async run(args, io) {
     const file = args.options.manifest;
     const name = args.options.as;
-    if (typeof file !== "string") throw usageError("missing --manifest FILE", "see liken-stick plan --help");
-    if (typeof name !== "string") throw usageError("missing --as NAME", "see liken-stick plan --help");
+    if (typeof file !== "string")
+      throw usageError("missing --manifest FILE", "see liken-stick plan --help");
+    if (typeof name !== "string")
+      throw usageError("missing --as NAME", "see liken-stick plan --help");
     const manifest = await requireManifest(file, "plan", io);
     const releaseDir = args.options.release;
     const release = typeof releaseDir === "string" ? await requireRelease(releaseDir) : undefined;
@@ -52,7 +59,12 @@ path. With --release, a slot must hold the release's root filesystem. With
     if (!result.ok) {
       if (!args.options.json) io.err(renderPlanFailure(result.failure));
       const { message, hint, reason } = result.failure;
-      throw new LikenError(reason === "UnknownMachine" ? "usage" : "refused", message, hint, reason);
+      throw new LikenError(
+        reason === "UnknownMachine" ? "usage" : "refused",
+        message,
+        hint,
+        reason,
+      );
     }
     if (!args.options.json) io.out(renderLayout(result.layout));
     return 0;

@@ -24,7 +24,14 @@ const facts: DiskFacts = {
   bootMedium: false,
   missingModules: [],
 };
-const empty: ContentProbe = { signatures: [], headZero: true, tailZero: true, exclusive: true, claim: { state: "none" }, failed: [] };
+const empty: ContentProbe = {
+  signatures: [],
+  headZero: true,
+  tailZero: true,
+  exclusive: true,
+  claim: { state: "none" },
+  failed: [],
+};
 const sig = (type: string, offset: number, usage = "filesystem") => ({
   device: "/dev/sdb",
   type,
@@ -58,24 +65,50 @@ describe("classifyDisk", () => {
 
   it.each([
     ["a filesystem", {}, { signatures: [sig("xfs", 0)] }, ["signature:xfs@0x0"]],
-    ["a backup GPT", {}, { signatures: [sig("gpt", 0x1000, "partition-table")] }, ["partition-table:gpt"]],
+    [
+      "a backup GPT",
+      {},
+      { signatures: [sig("gpt", 0x1000, "partition-table")] },
+      ["partition-table:gpt"],
+    ],
     ["data in the first MiB", {}, { headZero: false }, ["nonzero-data:head"]],
     ["data in the last MiB", {}, { tailZero: false }, ["nonzero-data:tail"]],
     ["a mounted partition", { mounts: ["/mnt"] }, {}, ["mounted:/mnt"]],
     ["swap", { swap: true }, {}, ["swap"]],
     ["a holder", { holders: ["dm-0"] }, {}, ["holder:dm-0"]],
     ["a refused exclusive open", {}, { exclusive: false }, ["busy"]],
-    ["kernel partitions", { partitions: [{ path: "/dev/sdb1", start: 1048576 }] }, {}, ["partitions"]],
+    [
+      "kernel partitions",
+      { partitions: [{ path: "/dev/sdb1", start: 1048576 }] },
+      {},
+      ["partitions"],
+    ],
     ["a failed wipefs", {}, { failed: ["wipefs"] as const }, ["probe-failed:wipefs"]],
-    ["an unreadable disk", {}, { failed: ["read"] as const, headZero: undefined, tailZero: undefined }, ["probe-failed:read"]],
-    ["two claims that disagree", {}, { claim: { state: "conflict" } as const }, ["liken-claim:conflict"]],
+    [
+      "an unreadable disk",
+      {},
+      { failed: ["read"] as const, headZero: undefined, tailZero: undefined },
+      ["probe-failed:read"],
+    ],
+    [
+      "two claims that disagree",
+      {},
+      { claim: { state: "conflict" } as const },
+      ["liken-claim:conflict"],
+    ],
   ])("calls a disk with %s foreign", (_, f, p, reasons) => {
     expect(verdict(f, p as Partial<ContentProbe>)).toEqual(["foreign", reasons]);
   });
 
   it("calls labels that imitate liken's without a claim foreign", () => {
-    const table = { label: "gpt", id: "X", sectorSize: 512, partitions: [{ number: 1, start: 1 << 20, size: 1 << 20, type: "X", name: "liken-esp" }] };
-    expect(verdict({}, { table, signatures: [sig("gpt", 0x200, "partition-table")] })).toEqual([
+    const gpt = {
+      diskGuid: "X",
+      sectorSize: 512,
+      entries: [
+        { number: 1, start: 1 << 20, size: 1 << 20, typeGuid: "X", uuid: "Y", name: "liken-esp" },
+      ],
+    };
+    expect(verdict({}, { gpt, signatures: [sig("gpt", 0x200, "partition-table")] })).toEqual([
       "foreign",
       ["partition-table:gpt", "partitions", "liken-labels-without-claim"],
     ]);
@@ -94,22 +127,46 @@ describe("classifyDisk", () => {
   });
 
   it("keeps every reason when a disk is both ineligible and full of data", () => {
-    expect(verdict({ readOnly: true }, { signatures: [sig("ext4", 0x438)] })).toEqual(["ineligible", ["read-only", "signature:ext4@0x438"]]);
+    expect(verdict({ readOnly: true }, { signatures: [sig("ext4", 0x438)] })).toEqual([
+      "ineligible",
+      ["read-only", "signature:ext4@0x438"],
+    ]);
   });
 
   it("calls a disk with a valid claim liken, partial or complete, whatever else it holds", () => {
-    const d = classifyDisk(facts, { ...empty, claim: claimed(false), signatures: [sig("gpt", 0x200, "partition-table")], headZero: false });
+    const d = classifyDisk(facts, {
+      ...empty,
+      claim: claimed(false),
+      signatures: [sig("gpt", 0x200, "partition-table")],
+      headZero: false,
+    });
     expect(d.verdict).toBe("liken");
     expect(d.reasons).toEqual(["liken-claim:partial", "partition-table:gpt", "nonzero-data:head"]);
-    expect(d.claim).toEqual({ cluster: "c", machine: "m", installId: "0b7e8a52-34c1-4b7f-9a55-3f1d2e4c5a6b", release: "1.0.0", use: "system", complete: false, createdAt: "1970-01-01T00:00:00.000Z" });
-    expect(classifyDisk(facts, { ...empty, claim: claimed(true) }).reasons).toEqual(["liken-claim:complete"]);
+    expect(d.claim).toEqual({
+      cluster: "c",
+      machine: "m",
+      installId: "0b7e8a52-34c1-4b7f-9a55-3f1d2e4c5a6b",
+      release: "1.0.0",
+      use: "system",
+      complete: false,
+      createdAt: "1970-01-01T00:00:00.000Z",
+    });
+    expect(classifyDisk(facts, { ...empty, claim: claimed(true) }).reasons).toEqual([
+      "liken-claim:complete",
+    ]);
   });
 
   it("does not trust a claim when a probe failed", () => {
-    expect(verdict({}, { claim: claimed(true), failed: ["wipefs"] })).toEqual(["foreign", ["liken-claim:complete", "probe-failed:wipefs"]]);
+    expect(verdict({}, { claim: claimed(true), failed: ["wipefs"] })).toEqual([
+      "foreign",
+      ["liken-claim:complete", "probe-failed:wipefs"],
+    ]);
   });
 
   it("calls a disk whose driver the release lacks unsupported", () => {
-    expect(verdict({ missingModules: ["nvme"] }, {})).toEqual(["unsupported", ["missing-driver:nvme"]]);
+    expect(verdict({ missingModules: ["nvme"] }, {})).toEqual([
+      "unsupported",
+      ["missing-driver:nvme"],
+    ]);
   });
 });

@@ -27,7 +27,8 @@ export function classifyDisk(facts: DiskFacts, probe: ContentProbe): Disk {
   if (ineligible.length > 0) verdict = "ineligible";
   else if (unsupported.length > 0) verdict = "unsupported";
   else if (claim && failed.length === 0) verdict = "liken";
-  else if (inUse.length + content.length + failed.length + claimReasons.length > 0) verdict = "foreign";
+  else if (inUse.length + content.length + failed.length + claimReasons.length > 0)
+    verdict = "foreign";
   else verdict = "blank";
 
   return {
@@ -62,7 +63,8 @@ export function classifyDisk(facts: DiskFacts, probe: ContentProbe): Disk {
 function ineligibleReasons(f: DiskFacts): string[] {
   const reasons: string[] = [];
   if (f.deviceType === "part") reasons.push("partition");
-  if (VIRTUAL_TYPES.has(f.deviceType) || /^raid/.test(f.deviceType)) reasons.push(`virtual-device:${f.deviceType}`);
+  if (VIRTUAL_TYPES.has(f.deviceType) || /^raid/.test(f.deviceType))
+    reasons.push(`virtual-device:${f.deviceType}`);
   if (f.bootMedium) reasons.push("boot-medium");
   if (f.readOnly) reasons.push("read-only");
   if (f.removable || f.transport === "usb") reasons.push("removable");
@@ -83,11 +85,13 @@ function contentReasons(f: DiskFacts, p: ContentProbe): string[] {
   const reasons: string[] = [];
   for (const s of p.signatures) {
     const reason =
-      s.usage === "partition-table" ? `partition-table:${s.type}` : `signature:${s.type}@${s.offsetText}`;
+      s.usage === "partition-table"
+        ? `partition-table:${s.type}`
+        : `signature:${s.type}@${s.offsetText}`;
     if (!reasons.includes(reason)) reasons.push(reason);
   }
-  if (f.partitions.length > 0 || (p.table?.partitions.length ?? 0) > 0) reasons.push("partitions");
-  if (p.claim.state !== "valid" && p.table?.partitions.some((x) => OUR_LABEL.test(x.name ?? ""))) {
+  if (f.partitions.length > 0 || (p.gpt?.entries.length ?? 0) > 0) reasons.push("partitions");
+  if (p.claim.state !== "valid" && p.gpt?.entries.some((x) => OUR_LABEL.test(x.name))) {
     reasons.push("liken-labels-without-claim");
   }
   if (p.headZero === false) reasons.push("nonzero-data:head");

@@ -28,10 +28,14 @@ async function pathFacts(path: string, bootPartUuid: string | undefined): Promis
   });
   if (info.isFile()) return fileFacts(path, info.size);
   if (!info.isBlockDevice()) {
-    throw usageError(`${path} is neither a block device nor an image file`, "name a block device or an image file");
+    throw usageError(
+      `${path} is neither a block device nor an image file`,
+      "name a block device or an image file",
+    );
   }
   const [device] = await listBlockDevices([path]);
-  if (!device) throw usageError(`lsblk does not know ${path}`, "name a block device or an image file");
+  if (!device)
+    throw usageError(`lsblk does not know ${path}`, "name a block device or an image file");
   return blockFacts(device, bootPartUuid);
 }
 
@@ -92,7 +96,8 @@ async function blockFacts(d: BlockDevice, bootPartUuid: string | undefined): Pro
     mounts: mountpoints.filter((m) => m !== "[SWAP]"),
     swap: mountpoints.includes("[SWAP]"),
     partitions,
-    bootMedium: bootPartUuid !== undefined && family.some((x) => x.partuuid?.toLowerCase() === bootPartUuid),
+    bootMedium:
+      bootPartUuid !== undefined && family.some((x) => x.partuuid?.toLowerCase() === bootPartUuid),
     missingModules: [],
   };
 }

@@ -1,8 +1,8 @@
 // The disk inventory: discovery, probing and classification together.
 import { classifyDisk } from "./classify.ts";
 import { discoverDisks } from "./discover.ts";
-import { probeDisk } from "./probe.ts";
-import type { Disk } from "./types.ts";
+import { probeDisks } from "./probe.ts";
+import type { ContentProbe, Disk } from "./types.ts";
 
 export { classifyDisk, MIN_DISK_SIZE } from "./classify.ts";
 export type { ClaimSummary, ContentProbe, Disk, DiskFacts, Verdict } from "./types.ts";
@@ -10,5 +10,6 @@ export type { ClaimSummary, ContentProbe, Disk, DiskFacts, Verdict } from "./typ
 /** Every disk of the machine, or exactly `paths`, each with its verdict and reasons. */
 export async function inventoryDisks(paths: readonly string[] = []): Promise<Disk[]> {
   const facts = await discoverDisks(paths);
-  return Promise.all(facts.map(async (f) => classifyDisk(f, await probeDisk(f))));
+  const probes = await probeDisks(facts);
+  return facts.map((f, i) => classifyDisk(f, probes[i] as ContentProbe));
 }

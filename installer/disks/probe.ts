@@ -1,56 +1,56 @@
-// Reads what a disk holds: signatures (wipefs), the partition table (sfdisk), the first and
-// last MiB, the liken claim, and whether it can be opened exclusively. Never writes.
+// Reads what disks hold: signatures (wipefs, one run for all disks), the GPT, the first and
+// last MiB, the liken claim, and whether each can be opened exclusively. Never writes.
 import { constants, open } from "node:fs/promises";
-import { CommandError } from "../../tools/exec.ts";
-import { findPartitionTable } from "../../tools/sfdisk.ts";
-import { findSignatures, type Signature } from "../../tools/wipefs.ts";
+import { findSignaturesOfMany, type Signature } from "../../tools/wipefs.ts";
 import { CLAIM_HEAD_OFFSET, CLAIM_SIZE, claimTailOffset, judgeClaim } from "../claim.ts";
+import { parseGpt } from "../gpt.ts";
 import type { ContentProbe, DiskFacts } from "./types.ts";
 
 const MIB = 1024 * 1024;
 
-export async function probeDisk(facts: DiskFacts): Promise<ContentProbe> {
+/** The probe of each disk, in the order given. */
+export async function probeDisks(disks: readonly DiskFacts[]): Promise<ContentProbe[]> {
+  const paths = disks.flatMap((d) => [d.path, ...d.partitions.map((p) => p.path)]);
+  const signatures = await findSignaturesOfMany(paths);
+  return Promise.all(disks.map((d) => probeDisk(d, signatures)));
+}
+
+async function probeDisk(
+  facts: DiskFacts,
+  found: Map<string, Signature[] | Error>,
+): Promise<ContentProbe> {
   const failed: ContentProbe["failed"][number][] = [];
-  const [signatures, table, bytes, exclusive] = await Promise.all([
-    allSignatures(facts).catch(() => {
-      failed.push("wipefs");
-      return [];
-    }),
-    findPartitionTable(facts.path).catch((error) => {
-      // No table is an answer; anything else is a probe that failed.
-      if (!(error instanceof CommandError)) throw error;
-      failed.push("sfdisk");
-      return undefined;
-    }),
-    readEdges(facts).catch(() => {
-      failed.push("read");
-      return undefined;
-    }),
+  // Partition signatures are reported at their offset on the disk.
+  const signatures: Signature[] = [];
+  for (const [path, start] of [
+    [facts.path, 0] as const,
+    ...facts.partitions.map((p) => [p.path, p.start] as const),
+  ]) {
+    const list = found.get(path);
+    if (!Array.isArray(list)) {
+      if (!failed.includes("wipefs")) failed.push("wipefs");
+      continue;
+    }
+    for (const s of list) {
+      const offset = s.offset + start;
+      signatures.push(start === 0 ? s : { ...s, offset, offsetText: `0x${offset.toString(16)}` });
+    }
+  }
+  const [bytes, exclusive] = await Promise.all([
+    readEdges(facts).catch(() => undefined),
     facts.kind === "block" ? canOpenExclusively(facts.path) : Promise.resolve(undefined),
   ]);
+  if (!bytes) failed.push("read");
   if (exclusive === "error") failed.push("open");
+  const gpt = bytes ? parseGpt(bytes.head, [facts.logicalSectorSize]) : undefined;
   return {
     signatures,
-    ...(table ? { table } : {}),
+    ...(gpt ? { gpt } : {}),
     ...(bytes ? { headZero: isZero(bytes.head), tailZero: isZero(bytes.tail) } : {}),
     ...(exclusive === true || exclusive === false ? { exclusive } : {}),
     claim: bytes ? judgeClaim(bytes.claimHead, bytes.claimTail) : { state: "none" },
     failed: failed.sort(),
   };
-}
-
-// The whole disk's signatures, plus each kernel partition's, at their offsets on the disk.
-async function allSignatures(facts: DiskFacts): Promise<Signature[]> {
-  const own = await findSignatures(facts.path);
-  const inner = await Promise.all(
-    facts.partitions.map(async (p) =>
-      (await findSignatures(p.path)).map((s) => {
-        const offset = s.offset + p.start;
-        return { ...s, offset, offsetText: `0x${offset.toString(16)}` };
-      }),
-    ),
-  );
-  return [...own, ...inner.flat()];
 }
 
 async function readEdges(facts: DiskFacts) {
@@ -61,10 +61,9 @@ async function readEdges(facts: DiskFacts) {
       if (buffer.length > 0 && position >= 0) await handle.read(buffer, 0, buffer.length, position);
       return buffer;
     };
-    const tailStart = Math.max(0, facts.size - MIB);
     return {
       head: await at(0, MIB),
-      tail: await at(tailStart, MIB),
+      tail: await at(Math.max(0, facts.size - MIB), MIB),
       claimHead: await at(CLAIM_HEAD_OFFSET, CLAIM_SIZE),
       claimTail: await at(claimTailOffset(facts.size), CLAIM_SIZE),
     };

@@ -1,8 +1,8 @@
 // A disk as the installer sees it: what discovery found, what probing its contents found,
 // and the verdict that decides whether liken may write it.
 import type { Signature } from "../../tools/wipefs.ts";
-import type { PartitionTable } from "../../tools/sfdisk.ts";
 import type { ClaimVerdict } from "../claim.ts";
+import type { Gpt } from "../gpt.ts";
 
 export type Verdict = "blank" | "liken" | "foreign" | "ineligible" | "unsupported";
 
@@ -40,14 +40,15 @@ export interface DiskFacts {
 /** What reading the disk found. A probe that failed is named in `failed`, and its field is empty. */
 export interface ContentProbe {
   readonly signatures: readonly Signature[];
-  readonly table?: PartitionTable;
+  /** The primary GPT, when one verifies. */
+  readonly gpt?: Gpt;
   /** undefined: not read. */
   readonly headZero?: boolean;
   readonly tailZero?: boolean;
   /** Whether an exclusive open succeeded (block devices only). */
   readonly exclusive?: boolean;
   readonly claim: ClaimVerdict;
-  readonly failed: readonly ("wipefs" | "sfdisk" | "read" | "open")[];
+  readonly failed: readonly ("wipefs" | "read" | "open")[];
 }
 
 export interface ClaimSummary {

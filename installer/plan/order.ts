@@ -40,7 +40,8 @@ export function matchesSelector(d: Disk, s: DiskSelector): boolean {
     [s.path, d.path],
   ];
   for (const [pattern, value] of globs) {
-    if (pattern !== undefined && (value === undefined || !globToRegExp(pattern).test(value))) return false;
+    if (pattern !== undefined && (value === undefined || !globToRegExp(pattern).test(value)))
+      return false;
   }
   if (s.min_size !== undefined && d.size < s.min_size) return false;
   if (s.max_size !== undefined && d.size > s.max_size) return false;

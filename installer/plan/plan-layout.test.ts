@@ -20,16 +20,44 @@ const manifest: Manifest = {
   ],
   machines: [
     { name: "leader-1", role: "leader", ports: ["eno1"], reboot_policy: "Automatic" },
-    { name: "worker-1", role: "follower", ports: [], system_disk: { serial: "S4EVNX0N123456" }, reboot_policy: "Automatic" },
+    {
+      name: "worker-1",
+      role: "follower",
+      ports: [],
+      system_disk: { serial: "S4EVNX0N123456" },
+      reboot_policy: "Automatic",
+    },
   ],
 };
 
-function disk(path: string, size: number, verdict: Verdict = "blank", extra: Partial<Disk> = {}): Disk {
-  return { path, size, verdict, reasons: [], logicalSectorSize: 512, physicalSectorSize: 512, rotational: false, kind: "block", ...extra };
+function disk(
+  path: string,
+  size: number,
+  verdict: Verdict = "blank",
+  extra: Partial<Disk> = {},
+): Disk {
+  return {
+    path,
+    size,
+    verdict,
+    reasons: [],
+    logicalSectorSize: 512,
+    physicalSectorSize: 512,
+    rotational: false,
+    kind: "block",
+    ...extra,
+  };
 }
 
 function plan(disks: Disk[], over: Partial<PlanInput> = {}) {
-  return planLayout({ disks, manifest, machine: "leader-1", wipe: false, newInstallId: ID, ...over });
+  return planLayout({
+    disks,
+    manifest,
+    machine: "leader-1",
+    wipe: false,
+    newInstallId: ID,
+    ...over,
+  });
 }
 
 function layoutOf(result: ReturnType<typeof plan>): Layout {
@@ -61,22 +89,37 @@ describe("planLayout", () => {
       PARTITION_TYPES.storage,
     ]);
     expect(d?.free).toBe(0);
-    expect(layout.systemDiskWhy).toBe("/dev/vda is the first eligible disk in stable order (transport, serial, WWN, path)");
+    expect(layout.systemDiskWhy).toBe(
+      "/dev/vda is the first eligible disk in stable order (transport, serial, WWN, path)",
+    );
   });
 
   it("gives the same partition UUIDs for the same install id, and different ones for another", () => {
     const a = layoutOf(plan([disk("/dev/vda", 64 * GIB)]));
     const b = layoutOf(plan([disk("/dev/vda", 64 * GIB)]));
-    const c = layoutOf(plan([disk("/dev/vda", 64 * GIB)], { newInstallId: "11111111-2222-4333-8444-555555555555" }));
+    const c = layoutOf(
+      plan([disk("/dev/vda", 64 * GIB)], { newInstallId: "11111111-2222-4333-8444-555555555555" }),
+    );
     expect(a).toEqual(b);
     expect(c.disks[0]?.partitions[0]?.uuid).not.toBe(a.disks[0]?.partitions[0]?.uuid);
-    expect(a.disks[0]?.partitions[0]?.uuid).toMatch(/^[0-9A-F]{8}-[0-9A-F]{4}-8[0-9A-F]{3}-[89AB][0-9A-F]{3}-[0-9A-F]{12}$/);
+    expect(a.disks[0]?.partitions[0]?.uuid).toMatch(
+      /^[0-9A-F]{8}-[0-9A-F]{4}-8[0-9A-F]{3}-[89AB][0-9A-F]{3}-[0-9A-F]{12}$/,
+    );
   });
 
   it("puts a role that does not fit on the system disk onto the next eligible disk", () => {
-    const layout = layoutOf(plan([disk("/dev/sdb", 64 * GIB, "blank", { transport: "sata" }), disk("/dev/nvme0n1", 16 * GIB, "blank", { transport: "nvme" })]));
+    const layout = layoutOf(
+      plan([
+        disk("/dev/sdb", 64 * GIB, "blank", { transport: "sata" }),
+        disk("/dev/nvme0n1", 16 * GIB, "blank", { transport: "nvme" }),
+      ]),
+    );
     expect(layout.disks.map((d) => [d.path, d.use, d.partitions.map((p) => p.label)])).toEqual([
-      ["/dev/nvme0n1", "system", ["liken-esp", "liken-a", "liken-b", "liken-journal", "liken-state", "liken-local-volumes"]],
+      [
+        "/dev/nvme0n1",
+        "system",
+        ["liken-esp", "liken-a", "liken-b", "liken-journal", "liken-state", "liken-local-volumes"],
+      ],
       ["/dev/sdb", "storage", ["liken-containerd"]],
     ]);
   });
@@ -97,7 +140,18 @@ describe("planLayout", () => {
   it("says why every disk was left out when none is eligible", () => {
     const result = plan([
       disk("/dev/sda", 64 * GIB, "foreign", { reasons: ["partition-table:gpt"] }),
-      disk("/dev/sdb", 64 * GIB, "liken", { reasons: ["liken-claim:complete"], claim: { cluster: "other", machine: "m1", installId: ID, release: "1.0.0", use: "system", complete: true, createdAt: "" } }),
+      disk("/dev/sdb", 64 * GIB, "liken", {
+        reasons: ["liken-claim:complete"],
+        claim: {
+          cluster: "other",
+          machine: "m1",
+          installId: ID,
+          release: "1.0.0",
+          use: "system",
+          complete: true,
+          createdAt: "",
+        },
+      }),
       disk("/dev/sdc", 64 * GIB, "unsupported", { reasons: ["missing-driver:nvme"] }),
     ]);
     expect(result.ok).toBe(false);
@@ -111,18 +165,38 @@ describe("planLayout", () => {
   });
 
   it("targets liken disks only for a wipe", () => {
-    const claim = { cluster: "mycluster", machine: "leader-1", installId: ID, release: "1.0.0", use: "system" as const, complete: true, createdAt: "" };
+    const claim = {
+      cluster: "mycluster",
+      machine: "leader-1",
+      installId: ID,
+      release: "1.0.0",
+      use: "system" as const,
+      complete: true,
+      createdAt: "",
+    };
     const old = disk("/dev/sda", 64 * GIB, "liken", { claim });
     expect(plan([old]).ok).toBe(false);
-    const layout = layoutOf(plan([old], { wipe: true, newInstallId: "11111111-2222-4333-8444-555555555555" }));
+    const layout = layoutOf(
+      plan([old], { wipe: true, newInstallId: "11111111-2222-4333-8444-555555555555" }),
+    );
     expect(layout.disks[0]?.action).toBe("erase-and-write");
     expect(layout.installId).toBe("11111111-2222-4333-8444-555555555555");
   });
 
   it("finishes an interrupted install of this machine with its install id", () => {
-    const claim = { cluster: "mycluster", machine: "leader-1", installId: ID, release: "1.0.0", use: "system" as const, complete: false, createdAt: "" };
+    const claim = {
+      cluster: "mycluster",
+      machine: "leader-1",
+      installId: ID,
+      release: "1.0.0",
+      use: "system" as const,
+      complete: false,
+      createdAt: "",
+    };
     const layout = layoutOf(
-      plan([disk("/dev/sda", 64 * GIB), disk("/dev/sdb", 64 * GIB, "liken", { claim })], { newInstallId: "11111111-2222-4333-8444-555555555555" }),
+      plan([disk("/dev/sda", 64 * GIB), disk("/dev/sdb", 64 * GIB, "liken", { claim })], {
+        newInstallId: "11111111-2222-4333-8444-555555555555",
+      }),
     );
     expect(layout.installId).toBe(ID);
     expect(layout.disks.map((d) => [d.path, d.action])).toEqual([["/dev/sdb", "resume"]]);
@@ -131,22 +205,43 @@ describe("planLayout", () => {
 
   it("follows the system_disk selector, and says so", () => {
     const layout = layoutOf(
-      plan([disk("/dev/sda", 64 * GIB, "blank", { serial: "AAA" }), disk("/dev/sdb", 64 * GIB, "blank", { serial: "S4EVNX0N123456" })], { machine: "worker-1" }),
+      plan(
+        [
+          disk("/dev/sda", 64 * GIB, "blank", { serial: "AAA" }),
+          disk("/dev/sdb", 64 * GIB, "blank", { serial: "S4EVNX0N123456" }),
+        ],
+        { machine: "worker-1" },
+      ),
     );
     expect(layout.disks[0]?.path).toBe("/dev/sdb");
-    expect(layout.systemDiskWhy).toBe('/dev/sdb is the first eligible disk matching system_disk { serial = "S4EVNX0N123456" }');
+    expect(layout.systemDiskWhy).toBe(
+      '/dev/sdb is the first eligible disk matching system_disk { serial = "S4EVNX0N123456" }',
+    );
   });
 
   it("refuses when the selected disk holds data, and names it", () => {
-    const result = plan([disk("/dev/sdb", 64 * GIB, "foreign", { serial: "S4EVNX0N123456", reasons: ["signature:ext4@0x438"] }), disk("/dev/sdc", 64 * GIB)], { machine: "worker-1" });
+    const result = plan(
+      [
+        disk("/dev/sdb", 64 * GIB, "foreign", {
+          serial: "S4EVNX0N123456",
+          reasons: ["signature:ext4@0x438"],
+        }),
+        disk("/dev/sdc", 64 * GIB),
+      ],
+      { machine: "worker-1" },
+    );
     expect(result.ok).toBe(false);
     if (result.ok) return;
-    expect(result.failure.message).toBe('no eligible disk matches system_disk { serial = "S4EVNX0N123456" }');
+    expect(result.failure.message).toBe(
+      'no eligible disk matches system_disk { serial = "S4EVNX0N123456" }',
+    );
     expect(result.failure.considered.map((c) => c.path)).toEqual(["/dev/sdb", "/dev/sdc"]);
   });
 
   it("refuses a release whose root filesystem is larger than a slot", () => {
-    const result = plan([disk("/dev/vda", 64 * GIB)], { release: { version: "1.0.0", rootfsSize: 3 * GIB } });
+    const result = plan([disk("/dev/vda", 64 * GIB)], {
+      release: { version: "1.0.0", rootfsSize: 3 * GIB },
+    });
     expect(result.ok || result.failure).toEqual({
       reason: "ReleaseTooLarge",
       message: "release 1.0.0's root filesystem (3GiB) is larger than a slot (2GiB)",
@@ -157,12 +252,22 @@ describe("planLayout", () => {
 
   it("refuses a machine the manifest does not name", () => {
     const result = plan([disk("/dev/vda", 64 * GIB)], { machine: "leader-2" });
-    expect(result.ok || result.failure.message).toBe('the manifest has no machine named "leader-2"');
+    expect(result.ok || result.failure.message).toBe(
+      'the manifest has no machine named "leader-2"',
+    );
   });
 });
 
 describe("planLayout, for any disks and sizes", () => {
-  const verdicts: Verdict[] = ["blank", "blank", "blank", "foreign", "ineligible", "unsupported", "liken"];
+  const verdicts: Verdict[] = [
+    "blank",
+    "blank",
+    "blank",
+    "foreign",
+    "ineligible",
+    "unsupported",
+    "liken",
+  ];
   const diskArb = fc.record({
     size: fc.integer({ min: 100 * MIB, max: 200 * GIB }),
     verdict: fc.constantFrom(...verdicts),
@@ -180,36 +285,57 @@ describe("planLayout, for any disks and sizes", () => {
 
   it("never overlaps, stays aligned and inside the disk, leaves the backup GPT room, and writes only eligible disks", () => {
     fc.assert(
-      fc.property(fc.array(diskArb, { minLength: 1, maxLength: 4 }), manifestArb, fc.boolean(), (specs, m, wipe) => {
-        const disks = specs.map((s, i) => disk(`/dev/sd${"abcd"[i]}`, s.size, s.verdict, { logicalSectorSize: s.sector }));
-        const storage = [
-          ...m.roles.map((size, i) => ({ role: `r${i}`, size })),
-          ...(m.rest ? [{ role: "rest", size: "rest" as const }] : []),
-        ];
-        const input = { ...manifest, layout: { esp: m.esp, slot: m.slot, crash_journal: m.crash_journal, state: m.state }, storage };
-        const result = planLayout({ disks, manifest: input, machine: "leader-1", wipe, newInstallId: ID });
-        expect(planLayout({ disks, manifest: input, machine: "leader-1", wipe, newInstallId: ID })).toEqual(result);
-        if (!result.ok) {
-          expect(result.failure.reason).toMatch(/^(NoEligibleDisk|DiskTooSmall)$/);
-          return;
-        }
-        for (const d of result.layout.disks) {
-          const source = disks.find((x) => x.path === d.path) as Disk;
-          expect(source.verdict === "blank" || (wipe && source.verdict === "liken")).toBe(true);
-          let end = MIB;
-          for (const p of d.partitions) {
-            expect(p.start % MIB).toBe(0);
-            expect(p.size % MIB).toBe(0);
-            expect(p.start % d.sectorSize).toBe(0);
-            expect(p.start).toBeGreaterThanOrEqual(end);
-            expect(p.size).toBeGreaterThanOrEqual(p.content === "storage" ? 64 * MIB : 8 * MIB);
-            end = p.start + p.size;
+      fc.property(
+        fc.array(diskArb, { minLength: 1, maxLength: 4 }),
+        manifestArb,
+        fc.boolean(),
+        (specs, m, wipe) => {
+          const disks = specs.map((s, i) =>
+            disk(`/dev/sd${"abcd"[i]}`, s.size, s.verdict, { logicalSectorSize: s.sector }),
+          );
+          const storage = [
+            ...m.roles.map((size, i) => ({ role: `r${i}`, size })),
+            ...(m.rest ? [{ role: "rest", size: "rest" as const }] : []),
+          ];
+          const input = {
+            ...manifest,
+            layout: { esp: m.esp, slot: m.slot, crash_journal: m.crash_journal, state: m.state },
+            storage,
+          };
+          const result = planLayout({
+            disks,
+            manifest: input,
+            machine: "leader-1",
+            wipe,
+            newInstallId: ID,
+          });
+          expect(
+            planLayout({ disks, manifest: input, machine: "leader-1", wipe, newInstallId: ID }),
+          ).toEqual(result);
+          if (!result.ok) {
+            expect(result.failure.reason).toMatch(/^(NoEligibleDisk|DiskTooSmall)$/);
+            return;
           }
-          expect(end).toBeLessThanOrEqual(Math.floor(d.size / MIB) * MIB - MIB);
-        }
-        const system = result.layout.disks[0];
-        expect(system?.partitions.find((p) => p.label === "liken-a")?.size).toBeGreaterThanOrEqual(m.slot);
-      }),
+          for (const d of result.layout.disks) {
+            const source = disks.find((x) => x.path === d.path) as Disk;
+            expect(source.verdict === "blank" || (wipe && source.verdict === "liken")).toBe(true);
+            let end = MIB;
+            for (const p of d.partitions) {
+              expect(p.start % MIB).toBe(0);
+              expect(p.size % MIB).toBe(0);
+              expect(p.start % d.sectorSize).toBe(0);
+              expect(p.start).toBeGreaterThanOrEqual(end);
+              expect(p.size).toBeGreaterThanOrEqual(p.content === "storage" ? 64 * MIB : 8 * MIB);
+              end = p.start + p.size;
+            }
+            expect(end).toBeLessThanOrEqual(Math.floor(d.size / MIB) * MIB - MIB);
+          }
+          const system = result.layout.disks[0];
+          expect(
+            system?.partitions.find((p) => p.label === "liken-a")?.size,
+          ).toBeGreaterThanOrEqual(m.slot);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -43,7 +43,12 @@ export function planLayout(input: PlanInput): PlanResult {
   const machine = manifest.machines.find((m) => m.name === input.machine);
   if (!machine) {
     const names = manifest.machines.map((m) => m.name).join(", ");
-    return fail("UnknownMachine", `the manifest has no machine named "${input.machine}"`, `choose one of: ${names}`, []);
+    return fail(
+      "UnknownMachine",
+      `the manifest has no machine named "${input.machine}"`,
+      `choose one of: ${names}`,
+      [],
+    );
   }
   const version = input.release?.version ?? manifest.release.version;
   const slot = alignUp(manifest.layout.slot);
@@ -60,22 +65,41 @@ export function planLayout(input: PlanInput): PlanResult {
   const candidates: Candidate[] = [];
   for (const disk of [...input.disks].sort(compareDisks)) {
     const judged = judge(disk, manifest, machine, input.wipe);
-    if ("why" in judged) leftOut.push({ path: disk.path, verdict: disk.verdict, reasons: disk.reasons, why: judged.why });
+    if ("why" in judged)
+      leftOut.push({
+        path: disk.path,
+        verdict: disk.verdict,
+        reasons: disk.reasons,
+        why: judged.why,
+      });
     else candidates.push({ disk, action: judged.action });
   }
 
   // An interrupted install of this machine is finished on the disks it started, with its id.
   const resumed = candidates.filter((c) => c.action === "resume");
   const installId = resumed[0]?.disk.claim?.installId ?? input.newInstallId;
-  const pool = candidates.filter((c) => c.action !== "resume" || c.disk.claim?.installId === installId);
+  const pool = candidates.filter(
+    (c) => c.action !== "resume" || c.disk.claim?.installId === installId,
+  );
   for (const c of candidates) {
-    if (!pool.includes(c)) leftOut.push(leftOutAs(c.disk, "holds another interrupted install of this machine"));
+    if (!pool.includes(c))
+      leftOut.push(leftOutAs(c.disk, "holds another interrupted install of this machine"));
   }
 
-  const systemSizes = [manifest.layout.esp, slot, slot, manifest.layout.crash_journal, manifest.layout.state].map(alignUp);
+  const systemSizes = [
+    manifest.layout.esp,
+    slot,
+    slot,
+    manifest.layout.crash_journal,
+    manifest.layout.state,
+  ].map(alignUp);
   const systemNeed = systemSizes.reduce((a, b) => a + b, 0);
   const picked = pickSystemDisk(pool, machine, systemNeed, resumed.length > 0);
-  if ("failure" in picked) return fail(picked.failure.reason, picked.failure.message, picked.failure.hint, [...leftOut, ...picked.failure.considered]);
+  if ("failure" in picked)
+    return fail(picked.failure.reason, picked.failure.message, picked.failure.hint, [
+      ...leftOut,
+      ...picked.failure.considered,
+    ]);
   leftOut.push(...picked.tooSmall);
   const system = picked.candidate;
 
@@ -90,7 +114,9 @@ export function planLayout(input: PlanInput): PlanResult {
     ["journal", "liken-journal"],
     ["state", "liken-state"],
   ];
-  contents.forEach(([content, label], i) => systemBuilder.add(content, label, systemSizes[i] as number));
+  for (const [i, [content, label]] of contents.entries()) {
+    systemBuilder.add(content, label, systemSizes[i] as number);
+  }
 
   const others = pool.filter((c) => c !== system);
   const placeOn = (size: number): DiskBuilder | undefined => {
@@ -105,7 +131,9 @@ export function planLayout(input: PlanInput): PlanResult {
     }
     return undefined;
   };
-  const fixed = manifest.storage.filter((r): r is StorageRole & { size: number } => r.size !== "rest");
+  const fixed = manifest.storage.filter(
+    (r): r is StorageRole & { size: number } => r.size !== "rest",
+  );
   const rest = manifest.storage.find((r) => r.size === "rest");
   for (const role of fixed) {
     const size = alignUp(role.size);
@@ -119,7 +147,9 @@ export function planLayout(input: PlanInput): PlanResult {
     target.add("storage", `liken-${rest.role}`, target.free(), rest.role);
   }
 
-  for (const c of others) if (!builders.has(c)) leftOut.push(leftOutAs(c.disk, "not needed: every role fits on the disks above"));
+  for (const c of others)
+    if (!builders.has(c))
+      leftOut.push(leftOutAs(c.disk, "not needed: every role fits on the disks above"));
   return {
     ok: true,
     layout: {
@@ -136,7 +166,12 @@ export function planLayout(input: PlanInput): PlanResult {
 }
 
 // Whether a disk may be written by this install, and how.
-function judge(disk: Disk, manifest: Manifest, machine: Machine, wipe: boolean): { action: DiskAction } | { why: string } {
+function judge(
+  disk: Disk,
+  manifest: Manifest,
+  machine: Machine,
+  wipe: boolean,
+): { action: DiskAction } | { why: string } {
   switch (disk.verdict) {
     case "blank":
       return { action: "write" };
@@ -145,11 +180,15 @@ function judge(disk: Disk, manifest: Manifest, machine: Machine, wipe: boolean):
       const ours = c !== undefined && c.cluster === manifest.cluster && c.machine === machine.name;
       if (wipe) return { action: "erase-and-write" };
       if (ours && !c.complete) return { action: "resume" };
-      const what = c ? `holds the liken install of ${c.cluster}/${c.machine}${c.complete ? "" : " (partial)"}` : "holds a liken install";
+      const what = c
+        ? `holds the liken install of ${c.cluster}/${c.machine}${c.complete ? "" : " (partial)"}`
+        : "holds a liken install";
       return { why: `${what}: use wipe and reinstall to replace it` };
     }
     case "foreign":
-      return { why: `holds data liken did not write (${disk.reasons.join(", ")}): liken never writes it` };
+      return {
+        why: `holds data liken did not write (${disk.reasons.join(", ")}): liken never writes it`,
+      };
     case "ineligible":
       return { why: `cannot be a target (${disk.reasons.join(", ")})` };
     case "unsupported":
@@ -161,10 +200,20 @@ type Picked =
   | { readonly candidate: Candidate; readonly why: string; readonly tooSmall: LeftOutDisk[] }
   | { readonly failure: PlanFailure };
 
-function pickSystemDisk(pool: readonly Candidate[], machine: Machine, need: number, resuming: boolean): Picked {
+function pickSystemDisk(
+  pool: readonly Candidate[],
+  machine: Machine,
+  need: number,
+  resuming: boolean,
+): Picked {
   if (resuming) {
     const c = pool.find((x) => x.action === "resume" && x.disk.claim?.use === "system");
-    if (c) return { candidate: c, why: `${c.disk.path} holds the interrupted install being finished`, tooSmall: [] };
+    if (c)
+      return {
+        candidate: c,
+        why: `${c.disk.path} holds the interrupted install being finished`,
+        tooSmall: [],
+      };
   }
   const selector = machine.system_disk;
   const matching = selector ? pool.filter((c) => matchesSelector(c.disk, selector)) : pool;
@@ -176,10 +225,22 @@ function pickSystemDisk(pool: readonly Candidate[], machine: Machine, need: numb
         : `${c.disk.path} is the first eligible disk in stable order (transport, serial, WWN, path)`;
       return { candidate: c, why, tooSmall };
     }
-    tooSmall.push(leftOutAs(c.disk, `too small for the system partitions (needs ${formatSizeShort(need + 2 * MIB)})`));
+    tooSmall.push(
+      leftOutAs(
+        c.disk,
+        `too small for the system partitions (needs ${formatSizeShort(need + 2 * MIB)})`,
+      ),
+    );
   }
   if (pool.length === 0) {
-    return { failure: { reason: "NoEligibleDisk", message: "no disk is blank", hint: "attach a blank disk, or use wipe and reinstall on a liken disk", considered: [] } };
+    return {
+      failure: {
+        reason: "NoEligibleDisk",
+        message: "no disk is blank",
+        hint: "attach a blank disk, or use wipe and reinstall on a liken disk",
+        considered: [],
+      },
+    };
   }
   if (selector && matching.length === 0) {
     return {
@@ -187,7 +248,9 @@ function pickSystemDisk(pool: readonly Candidate[], machine: Machine, need: numb
         reason: "NoEligibleDisk",
         message: `no eligible disk matches system_disk ${describeSelector(selector)}`,
         hint: "check the selector against liken-stick disks, or attach the disk it names",
-        considered: pool.map((c) => leftOutAs(c.disk, `does not match system_disk ${describeSelector(selector)}`)),
+        considered: pool.map((c) =>
+          leftOutAs(c.disk, `does not match system_disk ${describeSelector(selector)}`),
+        ),
       },
     };
   }
@@ -201,8 +264,15 @@ function pickSystemDisk(pool: readonly Candidate[], machine: Machine, need: numb
   };
 }
 
-function roleDoesNotFit(role: string, size: number, builders: Map<Candidate, DiskBuilder>, leftOut: LeftOutDisk[]): PlanResult {
-  const room = [...builders.values()].map((b) => `${b.path} has ${formatSizeShort(b.free())} free`).join(", ");
+function roleDoesNotFit(
+  role: string,
+  size: number,
+  builders: Map<Candidate, DiskBuilder>,
+  leftOut: LeftOutDisk[],
+): PlanResult {
+  const room = [...builders.values()]
+    .map((b) => `${b.path} has ${formatSizeShort(b.free())} free`)
+    .join(", ");
   return fail(
     "DiskTooSmall",
     `storage role ${role} (${formatSizeShort(size)}) fits on no disk: ${room}`,
@@ -287,6 +357,11 @@ export function derivedUuid(installId: string, name: string): string {
   return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
 }
 
-function fail(reason: PlanFailure["reason"], message: string, hint: string, considered: readonly LeftOutDisk[]): PlanResult {
+function fail(
+  reason: PlanFailure["reason"],
+  message: string,
+  hint: string,
+  considered: readonly LeftOutDisk[],
+): PlanResult {
   return { ok: false, failure: { reason, message, hint, considered } };
 }

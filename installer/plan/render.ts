@@ -4,7 +4,11 @@ import { renderTable } from "../../common/table.ts";
 import type { Layout, LeftOutDisk, PlanFailure, PlannedDisk } from "./types.ts";
 
 const BAR_WIDTH = 64;
-const ACTIONS = { write: "written from blank", resume: "interrupted install finished", "erase-and-write": "ERASED, then written" };
+const ACTIONS = {
+  write: "written from blank",
+  resume: "interrupted install finished",
+  "erase-and-write": "ERASED, then written",
+};
 
 export function renderLayout(layout: Layout): string {
   const out = [
@@ -32,12 +36,20 @@ function renderDisk(d: PlannedDisk): string[] {
     formatSizeShort(p.size),
     p.content === "storage" ? `storage role ${p.role}` : p.content,
   ]);
-  return [title, renderTable(["#", "LABEL", "START", "SIZE", "CONTENT"], rows, "  "), `  ${bar(d)}`, `  ${legend(d)}`];
+  return [
+    title,
+    renderTable(["#", "LABEL", "START", "SIZE", "CONTENT"], rows, "  "),
+    `  ${bar(d)}`,
+    `  ${legend(d)}`,
+  ];
 }
 
 // One character per 1/64 of the disk; every partition gets at least one.
 function bar(d: PlannedDisk): string {
-  const cells = d.partitions.map((p) => ({ c: symbol(p.label), n: Math.max(1, Math.round((p.size / d.size) * BAR_WIDTH)) }));
+  const cells = d.partitions.map((p) => ({
+    c: symbol(p.label),
+    n: Math.max(1, Math.round((p.size / d.size) * BAR_WIDTH)),
+  }));
   const used = cells.reduce((a, x) => a + x.n, 0);
   const free = Math.max(d.free > 0 ? 1 : 0, BAR_WIDTH - used);
   return `[${cells.map((x) => x.c.repeat(x.n)).join("")}${".".repeat(d.free > 0 ? free : 0)}]`;
@@ -49,7 +61,13 @@ function legend(d: PlannedDisk): string {
 }
 
 function symbol(label: string): string {
-  const fixed: Record<string, string> = { "liken-esp": "E", "liken-a": "A", "liken-b": "B", "liken-journal": "J", "liken-state": "S" };
+  const fixed: Record<string, string> = {
+    "liken-esp": "E",
+    "liken-a": "A",
+    "liken-b": "B",
+    "liken-journal": "J",
+    "liken-state": "S",
+  };
   return fixed[label] ?? label.slice("liken-".length, "liken-".length + 1).toLowerCase();
 }
 

@@ -78,4 +78,6 @@ export interface PlanFailure {
   readonly considered: readonly LeftOutDisk[];
 }
 
-export type PlanResult = { readonly ok: true; readonly layout: Layout } | { readonly ok: false; readonly failure: PlanFailure };
+export type PlanResult =
+  | { readonly ok: true; readonly layout: Layout }
+  | { readonly ok: false; readonly failure: PlanFailure };
