@@ -4,6 +4,7 @@ import { constants, open } from "node:fs/promises";
 import { findSignaturesOfMany, type Signature } from "../../tools/wipefs.ts";
 import { CLAIM_HEAD_OFFSET, CLAIM_SIZE, claimTailOffset, judgeClaim } from "../claim.ts";
 import { parseGpt } from "../gpt.ts";
+import { isZero } from "../write-image.ts";
 import type { ContentProbe, DiskFacts } from "./types.ts";
 
 const MIB = 1024 * 1024;
@@ -82,13 +83,4 @@ async function canOpenExclusively(path: string): Promise<boolean | "error"> {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EBUSY" ? false : "error";
   }
-}
-
-function isZero(b: Buffer): boolean {
-  // Compare in 8-byte words: a MiB per disk, twice, for every disk on the machine.
-  if (b.byteOffset % 8 !== 0) return b.every((x) => x === 0);
-  const words = new BigUint64Array(b.buffer, b.byteOffset, Math.floor(b.length / 8));
-  for (const w of words) if (w !== 0n) return false;
-  for (let i = words.length * 8; i < b.length; i++) if (b[i] !== 0) return false;
-  return true;
 }

@@ -1,0 +1,42 @@
+// The ESP's systemd-boot configuration: loader.conf and one Boot Loader Specification entry
+// per slot (uapi-group.org/specifications/specs/boot_loader_specification). Pure text, so the
+// installer and the boot agent write exactly the same bytes.
+
+export type Slot = "a" | "b";
+
+/** No `default`: on systemd-boot 252 an exact default pins an entry even after it fails its trial (systemd#31215). */
+export function loaderConf(): string {
+  return ["timeout 0", "editor no", "console-mode keep", ""].join("\n");
+}
+
+/** `liken-a-1.0.0.conf`, or `liken-b-2.0.0+1-0.conf` for an entry with one try left. */
+export function entryFileName(
+  slot: Slot,
+  version: string,
+  tries?: { left: number; done: number },
+): string {
+  return `liken-${slot}-${version}${tries ? `+${tries.left}-${tries.done}` : ""}.conf`;
+}
+
+/** Where a slot's kernel and initrd live on the ESP. */
+export function slotDir(slot: Slot): string {
+  return `liken/${slot}`;
+}
+
+/** Console on the screen and the first serial port (DESIGN.md section 3), reboot 10 s after a panic. */
+export function kernelOptions(slot: Slot, rootPartUuid: string): string {
+  return `root=PARTUUID=${rootPartUuid.toLowerCase()} ro liken.slot=${slot} console=tty0 console=ttyS0,115200 panic=10`;
+}
+
+export function entryText(slot: Slot, version: string, rootPartUuid: string): string {
+  return [
+    `title liken ${version} (slot ${slot})`,
+    `version ${version}`,
+    // One sort-key for every liken entry, so the version orders them: the newest first.
+    "sort-key liken",
+    `linux /${slotDir(slot)}/vmlinuz`,
+    `initrd /${slotDir(slot)}/initrd.img`,
+    `options ${kernelOptions(slot, rootPartUuid)}`,
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,60 @@
+// The installer's status document (DESIGN.md section 7): every field a closed enum, a number
+// or a name the manifest already constrains, except the sanitized one-line message.
+import { readFile } from "node:fs/promises";
+import { sanitizeMessage } from "../common/sanitize.ts";
+
+export type InstallPhase = "Installing" | "Installed" | "Failed";
+
+/** Why an install failed: a closed enum, also used for exit codes and the menu. */
+export type InstallFailureReason =
+  | "UnknownMachine"
+  | "NoEligibleDisk"
+  | "DiskNotBlank"
+  | "DiskNotLiken"
+  | "DiskTooSmall"
+  | "DiskBusy"
+  | "MissingDriver"
+  | "ReleaseInvalid"
+  | "ReleaseTooLarge"
+  | "WriteFailed"
+  | "VerifyFailed";
+
+export interface InstallerStatus {
+  readonly apiVersion: "liken.dev/v1";
+  readonly kind: "InstallerStatus";
+  readonly phase: InstallPhase;
+  /** Empty unless the phase is Failed. */
+  readonly reason: InstallFailureReason | "";
+  readonly message: string;
+  readonly cluster: string;
+  readonly machine: string;
+  readonly version: string;
+  readonly installId: string;
+  /** The last step begun. */
+  readonly step: string;
+  readonly disks: readonly string[];
+  readonly updatedAt: string;
+  readonly bootID: string;
+}
+
+export function installerStatus(
+  fields: Omit<InstallerStatus, "apiVersion" | "kind" | "message" | "updatedAt" | "bootID"> & {
+    message: string;
+  },
+  now: Date,
+  bootID: string,
+): InstallerStatus {
+  return {
+    apiVersion: "liken.dev/v1",
+    kind: "InstallerStatus",
+    ...fields,
+    message: sanitizeMessage(fields.message),
+    updatedAt: now.toISOString().replace(/\.\d{3}Z$/, "Z"),
+    bootID,
+  };
+}
+
+/** The kernel's id for this boot, so a status tells which boot wrote it. */
+export async function readBootId(): Promise<string> {
+  return (await readFile("/proc/sys/kernel/random/boot_id", "utf8").catch(() => "")).trim();
+}

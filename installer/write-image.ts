@@ -1,0 +1,111 @@
+// Copies an image file into a region of the target disk through the installer's own
+// (exclusive) file handle, writing only the blocks that hold data, like bmaptool does.
+import { createHash } from "node:crypto";
+import { type FileHandle, open } from "node:fs/promises";
+import { killAfterBytes } from "./test-hooks.ts";
+
+const CHUNK = 4 * 1024 * 1024;
+const BLOCK = 64 * 1024;
+
+export interface WriteImageOptions {
+  /**
+   * "exact": the region must read back as the image byte for byte, so where the image is
+   * zeros and the disk is not, zeros are written (a blank disk is zero only at its edges).
+   * "filesystem": zero blocks of a fresh filesystem are unused, and are skipped unread.
+   */
+  readonly mode: "exact" | "filesystem";
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+/** Writes `source` at `offset` of `target`; returns the bytes written. */
+export async function writeImage(
+  target: FileHandle,
+  source: string,
+  offset: number,
+  options: WriteImageOptions,
+): Promise<number> {
+  const input = await open(source, "r");
+  try {
+    const total = (await input.stat()).size;
+    const buffer = Buffer.alloc(CHUNK);
+    const existing = Buffer.alloc(BLOCK);
+    let written = 0;
+    for (let pos = 0; pos < total; pos += CHUNK) {
+      const { bytesRead } = await input.read(buffer, 0, Math.min(CHUNK, total - pos), pos);
+      // Write each run of data blocks with one call.
+      let runStart = -1;
+      for (let b = 0; b < bytesRead + BLOCK; b += BLOCK) {
+        const end = Math.min(b + BLOCK, bytesRead);
+        const data = b < bytesRead && !isZero(buffer.subarray(b, end));
+        if (data && runStart < 0) runStart = b;
+        if (!data && runStart >= 0) {
+          written += await writeAll(
+            target,
+            buffer.subarray(runStart, Math.min(b, bytesRead)),
+            offset + pos + runStart,
+          );
+          runStart = -1;
+          killAfterBytes(written);
+        }
+        if (!data && b < bytesRead && options.mode === "exact") {
+          const there = existing.subarray(0, end - b);
+          await target.read(there, 0, there.length, offset + pos + b);
+          if (!isZero(there))
+            written += await writeAll(target, buffer.subarray(b, end), offset + pos + b);
+        }
+      }
+      options.onProgress?.(Math.min(pos + CHUNK, total), total);
+    }
+    return written;
+  } finally {
+    await input.close();
+  }
+}
+
+/** The sha256 of `length` bytes at `offset` of `target`, read back from the disk. */
+export async function hashRegion(
+  target: FileHandle,
+  offset: number,
+  length: number,
+): Promise<string> {
+  const hash = createHash("sha256");
+  const buffer = Buffer.alloc(CHUNK);
+  for (let pos = 0; pos < length; pos += CHUNK) {
+    const n = Math.min(CHUNK, length - pos);
+    const { bytesRead } = await target.read(buffer, 0, n, offset + pos);
+    if (bytesRead !== n)
+      throw new Error(`short read at byte ${offset + pos}: ${bytesRead} of ${n}`);
+    hash.update(buffer.subarray(0, n));
+  }
+  return hash.digest("hex");
+}
+
+/** Writes zeros over `length` bytes at `offset`. */
+export async function zeroRegion(
+  target: FileHandle,
+  offset: number,
+  length: number,
+): Promise<void> {
+  const zeros = Buffer.alloc(Math.min(CHUNK, length));
+  for (let pos = 0; pos < length; pos += zeros.length) {
+    await writeAll(target, zeros.subarray(0, Math.min(zeros.length, length - pos)), offset + pos);
+  }
+}
+
+async function writeAll(target: FileHandle, data: Buffer, position: number): Promise<number> {
+  let done = 0;
+  while (done < data.length) {
+    const { bytesWritten } = await target.write(data, done, data.length - done, position + done);
+    done += bytesWritten;
+  }
+  return data.length;
+}
+
+/** Whether every byte is zero, compared eight at a time. */
+export function isZero(b: Buffer): boolean {
+  if (b.byteOffset % 8 !== 0) return b.every((x) => x === 0);
+  const words = new BigUint64Array(b.buffer, b.byteOffset, Math.floor(b.length / 8));
+  for (const w of words) if (w !== 0n) return false;
+  for (let i = words.length * 8; i < b.length; i++) if (b[i] !== 0) return false;
+  return true;
+}

@@ -1,0 +1,20 @@
+// Every key the manifest format knows, table by table. An unknown key is an error, not
+// ignored: a misspelt optional key would otherwise silently take its default.
+
+export const TOP_KEYS = ["cluster", "release", "layout", "storage", "machines"] as const;
+export const RELEASE_KEYS = ["version"] as const;
+export const LAYOUT_KEYS = ["esp", "slot", "crash_journal", "state"] as const;
+export const STORAGE_KEYS = ["role", "size"] as const;
+export const MACHINE_KEYS = ["name", "role", "ports", "system_disk", "reboot_policy"] as const;
+export const SELECTOR_PATTERN_KEYS = ["serial", "model", "wwn", "transport", "path"] as const;
+export const SELECTOR_SIZE_KEYS = ["min_size", "max_size"] as const;
+export const SELECTOR_KEYS = [...SELECTOR_PATTERN_KEYS, ...SELECTOR_SIZE_KEYS] as const;
+
+export const MACHINE_ROLES = ["leader", "follower"] as const;
+export const REBOOT_POLICIES = ["Automatic", "Manual"] as const;
+
+/** Partition names of the system partitions (`liken-<name>`), which storage roles must not take. */
+export const SYSTEM_PARTITION_NAMES = ["esp", "a", "b", "journal", "state"] as const;
+
+/** GPT labels hold 36 characters; "liken-" takes 6 of them. */
+export const STORAGE_ROLE_MAX_LENGTH = 30;

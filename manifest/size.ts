@@ -1,0 +1,106 @@
+// Sizes as the manifest writes them: "<whole number><binary unit>" or an integer of bytes.
+// Decimal units (GB) and fractions are refused rather than guessed, because a partition
+// that is 7% smaller than the operator meant is found only when it fills up.
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+const GiB = 1024 * MiB;
+
+export const SIZE_UNITS: Readonly<Record<string, number>> = Object.freeze({
+  B: 1,
+  KiB,
+  MiB,
+  GiB,
+  TiB: 1024 * GiB,
+});
+
+/** The largest unit first, so a size prints in the fewest digits. */
+const UNITS_DESCENDING = Object.entries(SIZE_UNITS).sort(([, a], [, b]) => b - a);
+
+const SIZE_FORM = /^(0|[1-9][0-9]*)(B|KiB|MiB|GiB|TiB)$/;
+
+/** Default sizes of the system partitions, in bytes. */
+export const LAYOUT_DEFAULTS = Object.freeze({
+  esp: 512 * MiB,
+  slot: 2 * GiB,
+  crash_journal: 64 * MiB,
+  state: 1 * GiB,
+});
+
+/** The smallest sizes the installer accepts, in bytes. */
+export const MINIMUMS = Object.freeze({
+  esp: 256 * MiB,
+  slot: 256 * MiB,
+  crash_journal: 8 * MiB,
+  state: 64 * MiB,
+  storage_role: 64 * MiB,
+});
+
+export const ONE_MIB = MiB;
+
+/**
+ * Bytes for a manifest size, "rest" for "rest", undefined when the value is not a size.
+ * Sizes stay below 2^53 so that every byte count is exact.
+ */
+export function parseSize(value: unknown): number | "rest" | undefined {
+  if (typeof value === "number") {
+    return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+  }
+  if (typeof value === "bigint") {
+    return value >= 0n && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : undefined;
+  }
+  if (typeof value !== "string") return undefined;
+  if (value === "rest") return "rest";
+  const match = SIZE_FORM.exec(value);
+  if (!match) return undefined;
+  const bytes = Number(match[1]) * (SIZE_UNITS[match[2] as string] as number);
+  return Number.isSafeInteger(bytes) ? bytes : undefined;
+}
+
+/** True when the value has the form of a size but too many bytes to count exactly. */
+export function isOversize(value: unknown): boolean {
+  if (typeof value === "bigint") return value > BigInt(Number.MAX_SAFE_INTEGER);
+  if (typeof value === "number") return Number.isInteger(value) && value > Number.MAX_SAFE_INTEGER;
+  return typeof value === "string" && SIZE_FORM.test(value) && parseSize(value) === undefined;
+}
+
+/** The shortest exact spelling: 536870912 -> "512MiB", 1000 -> "1000B". */
+export function formatSize(bytes: number): string {
+  for (const [unit, factor] of UNITS_DESCENDING) {
+    if (bytes !== 0 && bytes % factor === 0) return `${bytes / factor}${unit}`;
+  }
+  return `${bytes}B`;
+}
+
+export function roundUpToMiB(bytes: number): number {
+  return Math.ceil(bytes / MiB) * MiB;
+}
+
+const NEAR_UNITS: Readonly<Record<string, string>> = {
+  b: "B",
+  k: "KiB",
+  kb: "KiB",
+  kib: "KiB",
+  m: "MiB",
+  mb: "MiB",
+  mib: "MiB",
+  g: "GiB",
+  gb: "GiB",
+  gib: "GiB",
+  t: "TiB",
+  tb: "TiB",
+  tib: "TiB",
+};
+
+/**
+ * The binary-unit spelling an operator most likely meant ("2GB" -> "2GiB", "512 mib" ->
+ * "512MiB"), or undefined. Only whole numbers: a fraction has no exact spelling to offer.
+ */
+export function nearestSizeSpelling(value: string): string | undefined {
+  const match = /^\s*([0-9]+)\s*([A-Za-z]+)\s*$/.exec(value);
+  if (!match) return undefined;
+  const unit = NEAR_UNITS[(match[2] as string).toLowerCase()];
+  if (unit === undefined) return undefined;
+  const spelled = `${BigInt(match[1] as string)}${unit}`;
+  return spelled !== value && parseSize(spelled) !== undefined ? spelled : undefined;
+}

@@ -1,0 +1,69 @@
+// The cluster manifest as the rest of the project sees it: validated, defaults filled in,
+// sizes in bytes, deep-readonly. Key names are the file's own, so the JSON that
+// `manifest check --json` prints reads like the TOML an operator wrote.
+
+export type MachineRole = "leader" | "follower";
+export type RebootPolicy = "Automatic" | "Manual";
+
+/** Picks the system disk by stable properties; string values are globs (`*`, `?`). */
+export interface DiskSelector {
+  readonly serial?: string;
+  readonly model?: string;
+  readonly wwn?: string;
+  readonly transport?: string;
+  readonly path?: string;
+  readonly min_size?: number;
+  readonly max_size?: number;
+}
+
+export interface Layout {
+  readonly esp: number;
+  readonly slot: number;
+  readonly crash_journal: number;
+  readonly state: number;
+}
+
+export interface StorageRole {
+  readonly role: string;
+  /** Bytes, or "rest": what is left on the disk the role lands on. */
+  readonly size: number | "rest";
+}
+
+export interface Machine {
+  readonly name: string;
+  readonly role: MachineRole;
+  readonly ports: readonly string[];
+  readonly system_disk?: DiskSelector;
+  readonly reboot_policy: RebootPolicy;
+}
+
+export interface Manifest {
+  readonly cluster: string;
+  readonly release: { readonly version: string };
+  readonly layout: Layout;
+  readonly storage: readonly StorageRole[];
+  readonly machines: readonly Machine[];
+}
+
+/** One problem, located in the file: `FILE:LINE:COL: message (hint)`. */
+export interface ManifestProblem {
+  readonly file: string;
+  readonly line: number;
+  readonly col: number;
+  /** What is wrong. */
+  readonly message: string;
+  /** What is allowed, or what to do. */
+  readonly hint: string;
+}
+
+export type ManifestResult =
+  | {
+      readonly ok: true;
+      readonly manifest: Manifest;
+      readonly warnings: readonly ManifestProblem[];
+    }
+  | {
+      readonly ok: false;
+      readonly errors: readonly ManifestProblem[];
+      readonly warnings: readonly ManifestProblem[];
+    };

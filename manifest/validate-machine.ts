@@ -1,0 +1,145 @@
+// One [[machines]] entry: its name, role, ports, system disk and reboot policy.
+import type { Check } from "./check.ts";
+import { MACHINE_KEYS, MACHINE_ROLES, REBOOT_POLICIES } from "./keys.ts";
+import type { KeyPath } from "./locate.ts";
+import { dnsLabelHint, INTERFACE_NAME_RULE, interfaceNameProblem, isDnsLabel } from "./names.ts";
+import { allowedHint } from "./suggest.ts";
+import type { TomlTable } from "./toml-values.ts";
+import type { DiskSelector, Machine, MachineRole, RebootPolicy } from "./types.ts";
+import { readDiskSelector } from "./validate-disk.ts";
+
+export function readMachine(ck: Check, entry: TomlTable, path: KeyPath): Machine | undefined {
+  ck.unknownKeys(entry, path, MACHINE_KEYS, "in [[machines]]");
+  const name = readName(ck, entry, path);
+  const role = readRole(ck, entry, path);
+  const ports = readPorts(ck, entry, path);
+  const system_disk: DiskSelector | null | undefined =
+    entry.system_disk === undefined ? undefined : readDiskSelector(ck, entry, path);
+  const reboot_policy = readRebootPolicy(ck, entry, path);
+  if (name === undefined || role === undefined || ports === undefined) return undefined;
+  if (system_disk === null || reboot_policy === undefined) return undefined;
+  return system_disk === undefined
+    ? { name, role, ports, reboot_policy }
+    : { name, role, ports, system_disk, reboot_policy };
+}
+
+function readName(ck: Check, entry: TomlTable, path: KeyPath): string | undefined {
+  if (!("name" in entry)) {
+    ck.error(
+      ck.tablePos(path),
+      'missing key "name" in [[machines]]',
+      'add name = "NAME", a DNS-1123 label such as "worker-1"',
+    );
+    return undefined;
+  }
+  const name = ck.optionalString(
+    entry,
+    path,
+    "name",
+    "machine name",
+    'quote it: name = "worker-1"',
+  );
+  if (name === undefined) return undefined;
+  if (!isDnsLabel(name)) {
+    ck.error(
+      ck.valuePos([...path, "name"]),
+      `machine name ${JSON.stringify(name)} is not a DNS-1123 label`,
+      dnsLabelHint(name),
+    );
+    return undefined;
+  }
+  return name;
+}
+
+function readRole(ck: Check, entry: TomlTable, path: KeyPath): MachineRole | undefined {
+  if (!("role" in entry)) {
+    ck.error(
+      ck.tablePos(path),
+      'missing key "role" in [[machines]]',
+      'add role = "leader" or role = "follower"',
+    );
+    return undefined;
+  }
+  const role = ck.optionalString(
+    entry,
+    path,
+    "role",
+    "role",
+    'write role = "leader" or role = "follower"',
+  );
+  if (role === undefined) return undefined;
+  if (!isOneOf(role, MACHINE_ROLES)) {
+    ck.error(
+      ck.valuePos([...path, "role"]),
+      `role ${JSON.stringify(role)} is not a machine role`,
+      allowedHint(role, MACHINE_ROLES),
+    );
+    return undefined;
+  }
+  return role;
+}
+
+function readRebootPolicy(ck: Check, entry: TomlTable, path: KeyPath): RebootPolicy | undefined {
+  if (entry.reboot_policy === undefined) return "Automatic";
+  const policy = ck.optionalString(
+    entry,
+    path,
+    "reboot_policy",
+    "reboot_policy",
+    'write reboot_policy = "Automatic" or reboot_policy = "Manual"',
+  );
+  if (policy === undefined) return undefined;
+  if (!isOneOf(policy, REBOOT_POLICIES)) {
+    ck.error(
+      ck.valuePos([...path, "reboot_policy"]),
+      `reboot_policy ${JSON.stringify(policy)} is not a reboot policy`,
+      allowedHint(policy, REBOOT_POLICIES),
+    );
+    return undefined;
+  }
+  return policy;
+}
+
+const PORTS_HINT = 'write ports = ["eno1"], one string per network port';
+
+function readPorts(ck: Check, entry: TomlTable, path: KeyPath): string[] | undefined {
+  const ports = entry.ports;
+  if (ports === undefined) return [];
+  const portsPath = [...path, "ports"];
+  if (!Array.isArray(ports)) {
+    ck.wrongType(portsPath, ports, "ports", "an array of strings", PORTS_HINT);
+    return undefined;
+  }
+  const names: string[] = [];
+  let ok = true;
+  ports.forEach((port: unknown, index) => {
+    const portPath = [...portsPath, index];
+    if (typeof port !== "string") {
+      ck.wrongType(portPath, port, "each port", "a string", PORTS_HINT);
+      ok = false;
+      return;
+    }
+    const problem = interfaceNameProblem(port);
+    if (problem !== undefined) {
+      ck.error(
+        ck.valuePos(portPath),
+        `port ${JSON.stringify(port)} ${problem}`,
+        INTERFACE_NAME_RULE,
+      );
+      ok = false;
+    } else if (names.includes(port)) {
+      ck.error(
+        ck.valuePos(portPath),
+        `duplicate port ${JSON.stringify(port)}`,
+        "list each port of a machine once",
+      );
+      ok = false;
+    }
+    names.push(port);
+  });
+  return ok ? names : undefined;
+}
+
+function isOneOf<T extends string>(value: string, allowed: readonly T[]): value is T {
+  return (allowed as readonly string[]).includes(value);
+}

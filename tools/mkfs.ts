@@ -1,0 +1,47 @@
+// The mkfs tools, run on image files only: the installer builds each filesystem in a
+// temporary file and copies its blocks into the partition, so no tool ever opens the
+// target disk while the installer holds it exclusively.
+import { run } from "./exec.ts";
+
+/** A FAT32 filesystem filling `file` (which must exist with its final size). */
+export async function makeVfat(
+  file: string,
+  options: { label: string; volumeId: string },
+): Promise<void> {
+  await run("mkfs.vfat", [
+    "-F",
+    "32",
+    "-s",
+    "1", // one sector per cluster keeps FAT32 valid down to 32 MiB (mtools rejects fewer clusters)
+    "-n",
+    options.label,
+    "-i",
+    options.volumeId, // 8 hex digits: fixed, so a resumed install writes the same bytes
+    "--invariant", // no timestamps or random bytes
+    file,
+  ]);
+}
+
+/** An ext4 filesystem filling `file`, populated from `fromDir`. */
+export async function makeExt4(
+  file: string,
+  options: { label: string; uuid: string; fromDir: string; epoch: number },
+): Promise<void> {
+  await run(
+    "mkfs.ext4",
+    [
+      "-q",
+      "-F", // it is a file, not a device: do not ask
+      "-L",
+      options.label,
+      "-U",
+      options.uuid,
+      "-E",
+      `root_owner=0:0,hash_seed=${options.uuid}`,
+      "-d",
+      options.fromDir,
+      file,
+    ],
+    { env: { E2FSPROGS_FAKE_TIME: String(options.epoch) } },
+  );
+}
