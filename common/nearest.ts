@@ -1,34 +1,48 @@
 // "Did you mean …?" for mistyped keys and verbs.
 
-/** The candidate closest to `word` by edit distance, if it is close enough to be a typo. */
-export function nearest(word: string, candidates: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Number.POSITIVE_INFINITY;
-  for (const candidate of candidates) {
-    const d = editDistance(word.toLowerCase(), candidate.toLowerCase());
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
+/** Edits (insert, delete, substitute, swap two neighbours) that turn `a` into `b`. */
+export function editDistance(a: string, b: string): number {
+  const rows: number[][] = [];
+  for (let i = 0; i <= a.length; i++) {
+    const row: number[] = [i];
+    for (let j = 1; j <= b.length; j++) {
+      if (i === 0) {
+        row.push(j);
+        continue;
+      }
+      const up = rows[i - 1] as number[];
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(
+        (up[j] as number) + 1,
+        (row[j - 1] as number) + 1,
+        (up[j - 1] as number) + cost,
+      );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        best = Math.min(best, ((rows[i - 2] as number[])[j - 2] as number) + 1);
+      }
+      row.push(best);
     }
+    rows.push(row);
   }
-  const limit = Math.max(1, Math.min(3, Math.floor(word.length / 3)));
-  return bestDistance <= limit ? best : undefined;
+  return (rows[a.length] as number[])[b.length] as number;
 }
 
-/** Levenshtein distance, with a transposition counted as one edit. */
-export function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
-    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        v = Math.min(v, d[i - 2]![j - 2]! + 1);
-      }
-      d[i]![j] = v;
+/**
+ * The allowed word closest to `word`, if it is close enough to be a slip of the keyboard:
+ * the same word in another case, or at most two edits away (one for words of three
+ * letters or fewer, where two edits reach unrelated words).
+ */
+export function nearest(word: string, allowed: readonly string[]): string | undefined {
+  const lower = word.toLowerCase();
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const candidate of allowed) {
+    const distance = editDistance(lower, candidate.toLowerCase());
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
     }
   }
-  return d[a.length]![b.length]!;
+  const limit = word.length <= 3 ? 1 : 2;
+  return bestDistance <= limit && best !== word ? best : undefined;
 }

@@ -42,7 +42,7 @@ describe("parseGpt", () => {
     expect(parseGpt(Buffer.alloc(1024 * 1024))).toBeUndefined();
     const b = await head();
     b[512 + 100] = 0xff; // inside the header's reserved bytes, covered by its CRC
-    b[512 + 24] ^= 1; // my LBA
+    b[512 + 24] = (b[512 + 24] as number) ^ 1; // my LBA
     expect(parseGpt(b)).toBeUndefined();
   });
 });

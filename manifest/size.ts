@@ -14,9 +14,6 @@ export const SIZE_UNITS: Readonly<Record<string, number>> = Object.freeze({
   TiB: 1024 * GiB,
 });
 
-/** The largest unit first, so a size prints in the fewest digits. */
-const UNITS_DESCENDING = Object.entries(SIZE_UNITS).sort(([, a], [, b]) => b - a);
-
 const SIZE_FORM = /^(0|[1-9][0-9]*)(B|KiB|MiB|GiB|TiB)$/;
 
 /** Default sizes of the system partitions, in bytes. */
@@ -64,13 +61,7 @@ export function isOversize(value: unknown): boolean {
   return typeof value === "string" && SIZE_FORM.test(value) && parseSize(value) === undefined;
 }
 
-/** The shortest exact spelling: 536870912 -> "512MiB", 1000 -> "1000B". */
-export function formatSize(bytes: number): string {
-  for (const [unit, factor] of UNITS_DESCENDING) {
-    if (bytes !== 0 && bytes % factor === 0) return `${bytes / factor}${unit}`;
-  }
-  return `${bytes}B`;
-}
+export { formatSize } from "../common/size.ts";
 
 export function roundUpToMiB(bytes: number): number {
   return Math.ceil(bytes / MiB) * MiB;
