@@ -1,6 +1,8 @@
 // Reads a release directory's release.toml (DESIGN.md section 4): the version and, for each
 // file, its size and sha256. Verifying the files against it is the installer's first step.
-import { readFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import TOML from "@iarna/toml";
 import { LikenError } from "../common/errors.ts";
@@ -77,4 +79,28 @@ export async function requireRelease(dir: string): Promise<ReleaseInfo> {
     files: checked,
     rootfsSize: (checked["rootfs.img"] as ReleaseFile).size,
   };
+}
+
+/** Checks every file's size and sha256 against release.toml; a ReleaseInvalid refusal names the first that differs. */
+export async function verifyRelease(release: ReleaseInfo): Promise<void> {
+  for (const [name, expected] of Object.entries(release.files)) {
+    const path = join(release.dir, name);
+    const info = await stat(path).catch(() => undefined);
+    const fail = (what: string) =>
+      new LikenError(
+        "refused",
+        `release ${release.dir} is not usable: ${name} ${what}`,
+        "copy the release again, or build it again with liken-stick release",
+        "ReleaseInvalid",
+      );
+    if (!info?.isFile()) throw fail("is missing");
+    if (info.size !== expected.size)
+      throw fail(`has ${info.size} bytes, release.toml says ${expected.size}`);
+    const hash = createHash("sha256");
+    for await (const chunk of createReadStream(path, { highWaterMark: 4 * 1024 * 1024 }))
+      hash.update(chunk as Buffer);
+    const actual = hash.digest("hex");
+    if (actual !== expected.sha256)
+      throw fail(`has sha256 ${actual}, release.toml says ${expected.sha256}`);
+  }
 }

@@ -8,21 +8,20 @@ const CHUNK = 4 * 1024 * 1024;
 const BLOCK = 64 * 1024;
 
 export interface WriteImageOptions {
-  /**
-   * "exact": the region must read back as the image byte for byte, so where the image is
-   * zeros and the disk is not, zeros are written (a blank disk is zero only at its edges).
-   * "filesystem": zero blocks of a fresh filesystem are unused, and are skipped unread.
-   */
-  readonly mode: "exact" | "filesystem";
   readonly onProgress?: (done: number, total: number) => void;
 }
 
-/** Writes `source` at `offset` of `target`; returns the bytes written. */
+/**
+ * Writes `source` at `offset` of `target` so the region reads back as the image byte for
+ * byte; returns the bytes written. Blocks of zeros are not written where the disk already
+ * holds zeros: a blank disk is zero only at its edges, and a fresh filesystem's zeroed
+ * bitmaps and tables must not land on old data.
+ */
 export async function writeImage(
   target: FileHandle,
   source: string,
   offset: number,
-  options: WriteImageOptions,
+  options: WriteImageOptions = {},
 ): Promise<number> {
   const input = await open(source, "r");
   try {
@@ -47,7 +46,7 @@ export async function writeImage(
           runStart = -1;
           killAfterBytes(written);
         }
-        if (!data && b < bytesRead && options.mode === "exact") {
+        if (!data && b < bytesRead) {
           const there = existing.subarray(0, end - b);
           await target.read(there, 0, there.length, offset + pos + b);
           if (!isZero(there))

@@ -13,7 +13,9 @@ export async function bundle() {
     target: "node20",
     format: "esm",
     // Some dependencies (blessed, systeminformation) are CommonJS and call require().
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+    },
     legalComments: "none",
     logLevel: "warning",
   });

@@ -53,15 +53,20 @@ function ensureHostTools() {
   if (missing.length === 0) return;
   const packages = [...new Set(missing.map((t) => t.package))].sort();
   if (process.getuid?.() !== 0) {
-    fail(`missing host tools (${missing.map((t) => t.command ?? t.path).join(", ")}): run as root, or apt-get install ${packages.join(" ")}`);
+    fail(
+      `missing host tools (${missing.map((t) => t.command ?? t.path).join(", ")}): run as root, or apt-get install ${packages.join(" ")}`,
+    );
   }
   const install = ["install", "-y", "--no-install-recommends", ...packages];
   // apt-get update once: when no package lists are present, or when an install from stale lists fails.
-  const haveLists = spawnSync("sh", ["-c", "ls /var/lib/apt/lists/*_Packages >/dev/null 2>&1"]).status === 0;
+  const haveLists =
+    spawnSync("sh", ["-c", "ls /var/lib/apt/lists/*_Packages >/dev/null 2>&1"]).status === 0;
   if (!haveLists) sh("apt-get", ["update"]);
   if (sh("apt-get", install)) return;
   if (haveLists && sh("apt-get", ["update"]) && sh("apt-get", install)) return;
-  fail(`apt-get could not install ${packages.join(" ")} (check the Debian mirror, then run npm run setup)`);
+  fail(
+    `apt-get could not install ${packages.join(" ")} (check the Debian mirror, then run npm run setup)`,
+  );
 }
 
 ensureNodeModules();

@@ -10,7 +10,10 @@ export interface CliResult {
   readonly code: number;
 }
 
-export async function cli(args: readonly string[], options: { cwd?: string } = {}): Promise<CliResult> {
+export async function cli(
+  args: readonly string[],
+  options: { cwd?: string } = {},
+): Promise<CliResult> {
   const r = await run(process.execPath, [BUNDLE, ...args], {
     okExitCodes: [1, 2],
     timeoutMs: 120_000,

@@ -26,6 +26,7 @@ const facts: DiskFacts = {
 };
 const empty: ContentProbe = {
   signatures: [],
+  mbrPartitions: 0,
   headZero: true,
   tailZero: true,
   exclusive: true,

@@ -90,7 +90,8 @@ function contentReasons(f: DiskFacts, p: ContentProbe): string[] {
         : `signature:${s.type}@${s.offsetText}`;
     if (!reasons.includes(reason)) reasons.push(reason);
   }
-  if (f.partitions.length > 0 || (p.gpt?.entries.length ?? 0) > 0) reasons.push("partitions");
+  if (f.partitions.length + p.mbrPartitions + (p.gpt?.entries.length ?? 0) > 0)
+    reasons.push("partitions");
   if (p.claim.state !== "valid" && p.gpt?.entries.some((x) => OUR_LABEL.test(x.name))) {
     reasons.push("liken-labels-without-claim");
   }

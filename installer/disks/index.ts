@@ -8,8 +8,11 @@ export { classifyDisk, MIN_DISK_SIZE } from "./classify.ts";
 export type { ClaimSummary, ContentProbe, Disk, DiskFacts, Verdict } from "./types.ts";
 
 /** Every disk of the machine, or exactly `paths`, each with its verdict and reasons. */
-export async function inventoryDisks(paths: readonly string[] = []): Promise<Disk[]> {
+export async function inventoryDisks(
+  paths: readonly string[] = [],
+  held?: ReadonlySet<string>,
+): Promise<Disk[]> {
   const facts = await discoverDisks(paths);
-  const probes = await probeDisks(facts);
+  const probes = await probeDisks(facts, held);
   return facts.map((f, i) => classifyDisk(f, probes[i] as ContentProbe));
 }

@@ -4,21 +4,29 @@ import { constants, open } from "node:fs/promises";
 import { findSignaturesOfMany, type Signature } from "../../tools/wipefs.ts";
 import { CLAIM_HEAD_OFFSET, CLAIM_SIZE, claimTailOffset, judgeClaim } from "../claim.ts";
 import { parseGpt } from "../gpt.ts";
+import { countMbrPartitions } from "../mbr.ts";
 import { isZero } from "../write-image.ts";
 import type { ContentProbe, DiskFacts } from "./types.ts";
 
 const MIB = 1024 * 1024;
 
-/** The probe of each disk, in the order given. */
-export async function probeDisks(disks: readonly DiskFacts[]): Promise<ContentProbe[]> {
+/**
+ * The probe of each disk, in the order given. `held` names disks this process holds open
+ * exclusively (the installer, classifying its targets again): their exclusive open is ours.
+ */
+export async function probeDisks(
+  disks: readonly DiskFacts[],
+  held: ReadonlySet<string> = new Set(),
+): Promise<ContentProbe[]> {
   const paths = disks.flatMap((d) => [d.path, ...d.partitions.map((p) => p.path)]);
   const signatures = await findSignaturesOfMany(paths);
-  return Promise.all(disks.map((d) => probeDisk(d, signatures)));
+  return Promise.all(disks.map((d) => probeDisk(d, signatures, held.has(d.path))));
 }
 
 async function probeDisk(
   facts: DiskFacts,
   found: Map<string, Signature[] | Error>,
+  held: boolean,
 ): Promise<ContentProbe> {
   const failed: ContentProbe["failed"][number][] = [];
   // Partition signatures are reported at their offset on the disk.
@@ -39,7 +47,7 @@ async function probeDisk(
   }
   const [bytes, exclusive] = await Promise.all([
     readEdges(facts).catch(() => undefined),
-    facts.kind === "block" ? canOpenExclusively(facts.path) : Promise.resolve(undefined),
+    facts.kind === "block" && !held ? canOpenExclusively(facts.path) : Promise.resolve(undefined),
   ]);
   if (!bytes) failed.push("read");
   if (exclusive === "error") failed.push("open");
@@ -47,6 +55,7 @@ async function probeDisk(
   return {
     signatures,
     ...(gpt ? { gpt } : {}),
+    mbrPartitions: bytes ? countMbrPartitions(bytes.head) : 0,
     ...(bytes ? { headZero: isZero(bytes.head), tailZero: isZero(bytes.tail) } : {}),
     ...(exclusive === true || exclusive === false ? { exclusive } : {}),
     claim: bytes ? judgeClaim(bytes.claimHead, bytes.claimTail) : { state: "none" },

@@ -42,6 +42,8 @@ export interface ContentProbe {
   readonly signatures: readonly Signature[];
   /** The primary GPT, when one verifies. */
   readonly gpt?: Gpt;
+  /** Partitions an MBR table lists (the GPT's protective entry not counted). */
+  readonly mbrPartitions: number;
   /** undefined: not read. */
   readonly headZero?: boolean;
   readonly tailZero?: boolean;

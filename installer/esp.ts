@@ -1,0 +1,42 @@
+// Builds the ESP as a FAT32 image file: systemd-boot as the removable-media loader, its
+// loader.conf, and slot A's kernel, initrd and entry. The installer then copies the image's
+// data blocks into the ESP partition.
+import { truncate, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { makeVfat } from "../tools/mkfs.ts";
+import { copyIntoFat, makeFatDirs } from "../tools/mtools.ts";
+import { entryFileName, entryText, loaderConf, type Slot, slotDir } from "./boot-entries.ts";
+import type { ReleaseInfo } from "./release.ts";
+
+export interface EspInput {
+  readonly image: string;
+  readonly size: number;
+  /** Scratch folder for the small text files. */
+  readonly workDir: string;
+  readonly release: ReleaseInfo;
+  readonly slot: Slot;
+  readonly rootPartUuid: string;
+  /** The ESP partition's UUID: its first 8 hex digits become the FAT volume id. */
+  readonly partUuid: string;
+}
+
+export async function buildEsp(input: EspInput): Promise<void> {
+  await truncate(input.image, 0).catch(() => undefined);
+  await writeFile(input.image, "");
+  await truncate(input.image, input.size);
+  await makeVfat(input.image, { label: "LIKEN-ESP", volumeId: input.partUuid.slice(0, 8) });
+  const dir = slotDir(input.slot);
+  await makeFatDirs(input.image, ["EFI", "EFI/BOOT", "loader", "loader/entries", "liken", dir]);
+  const loader = join(input.workDir, "loader.conf");
+  const entry = join(input.workDir, "entry.conf");
+  await writeFile(loader, loaderConf());
+  await writeFile(entry, entryText(input.slot, input.release.version, input.rootPartUuid));
+  const files: [string, string][] = [
+    [join(input.release.dir, "systemd-bootx64.efi"), "EFI/BOOT/BOOTX64.EFI"],
+    [loader, "loader/loader.conf"],
+    [entry, `loader/entries/${entryFileName(input.slot, input.release.version)}`],
+    [join(input.release.dir, "vmlinuz"), `${dir}/vmlinuz`],
+    [join(input.release.dir, "initrd.img"), `${dir}/initrd.img`],
+  ];
+  for (const [source, target] of files) await copyIntoFat(input.image, source, target);
+}

@@ -1,0 +1,70 @@
+// Builds the state partition as an ext4 image file: who this machine is, the spec naming
+// the installed release, and the installer's status document. The installed machine's
+// boot agent reads and extends it.
+import { mkdir, rm, truncate, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Machine, Manifest } from "../manifest/types.ts";
+import { makeExt4 } from "../tools/mkfs.ts";
+import type { InstallerStatus } from "./status.ts";
+
+export interface StateInput {
+  readonly image: string;
+  readonly size: number;
+  readonly workDir: string;
+  readonly manifest: Manifest;
+  readonly machine: Machine;
+  readonly installId: string;
+  readonly version: string;
+  readonly installedAt: number;
+  readonly partUuid: string;
+  readonly status: InstallerStatus;
+}
+
+/** Where each file lives on the state partition (docs/install.md lists them). */
+export const STATE_FILES = {
+  identity: "identity.json",
+  spec: "spec.toml",
+  installerStatus: "status/installer.json",
+} as const;
+
+export function identityDocument(
+  input: Omit<StateInput, "image" | "size" | "workDir" | "partUuid" | "status">,
+) {
+  return {
+    cluster: input.manifest.cluster,
+    machine: input.machine.name,
+    role: input.machine.role,
+    installId: input.installId,
+    installedRelease: input.version,
+    installedAt: new Date(input.installedAt * 1000).toISOString(),
+    ports: input.machine.ports,
+    rebootPolicy: input.machine.reboot_policy,
+    storage: input.manifest.storage.map((s) => ({ role: s.role, label: `liken-${s.role}` })),
+  };
+}
+
+export async function buildState(input: StateInput): Promise<void> {
+  const root = join(input.workDir, "state-root");
+  await rm(root, { recursive: true, force: true });
+  await mkdir(join(root, "status"), { recursive: true, mode: 0o750 });
+  await writeFile(
+    join(root, STATE_FILES.identity),
+    `${JSON.stringify(identityDocument(input), null, 2)}\n`,
+    { mode: 0o644 },
+  );
+  await writeFile(join(root, STATE_FILES.spec), `version = "${input.version}"\n`, { mode: 0o644 });
+  await writeFile(
+    join(root, STATE_FILES.installerStatus),
+    `${JSON.stringify(input.status, null, 2)}\n`,
+    { mode: 0o640 },
+  );
+  await rm(input.image, { force: true });
+  await writeFile(input.image, "");
+  await truncate(input.image, input.size);
+  await makeExt4(input.image, {
+    label: "liken-state",
+    uuid: input.partUuid.toLowerCase(),
+    fromDir: root,
+    epoch: input.installedAt,
+  });
+}
