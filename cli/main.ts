@@ -76,6 +76,6 @@ function messageOf(error: unknown): string {
 
 // Run when executed as a program (the bin script, or the bundle), not when imported by tests.
 const invokedAs = process.argv[1] ? realpathSync(process.argv[1]) : "";
-if (invokedAs === fileURLToPath(import.meta.url) || invokedAs.endsWith("liken-stick.mjs")) {
+if (invokedAs === fileURLToPath(import.meta.url) || /liken-stick(-test)?\.mjs$/.test(invokedAs)) {
   process.exitCode = await main(process.argv.slice(2));
 }

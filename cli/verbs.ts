@@ -2,7 +2,8 @@
 // works; none is a stub.
 import type { Verb } from "./verb.ts";
 import { disks } from "./verbs/disks.ts";
+import { installVerb } from "./verbs/install.ts";
 import { manifestCheck } from "./verbs/manifest-check.ts";
 import { plan } from "./verbs/plan.ts";
 
-export const VERBS: readonly Verb[] = [manifestCheck, disks, plan];
+export const VERBS: readonly Verb[] = [manifestCheck, disks, plan, installVerb];

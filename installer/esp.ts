@@ -37,6 +37,8 @@ export async function buildEsp(input: EspInput): Promise<void> {
     [entry, `loader/entries/${entryFileName(input.slot, input.release.version)}`],
     [join(input.release.dir, "vmlinuz"), `${dir}/vmlinuz`],
     [join(input.release.dir, "initrd.img"), `${dir}/initrd.img`],
+    // The slot's release.toml: the version and the hashes `inspect` checks the slot against.
+    [join(input.release.dir, "release.toml"), `${dir}/release.toml`],
   ];
   for (const [source, target] of files) await copyIntoFat(input.image, source, target);
 }

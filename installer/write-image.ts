@@ -27,30 +27,32 @@ export async function writeImage(
   try {
     const total = (await input.stat()).size;
     const buffer = Buffer.alloc(CHUNK);
-    const existing = Buffer.alloc(BLOCK);
+    const existing = Buffer.alloc(CHUNK);
     let written = 0;
     for (let pos = 0; pos < total; pos += CHUNK) {
       const { bytesRead } = await input.read(buffer, 0, Math.min(CHUNK, total - pos), pos);
-      // Write each run of data blocks with one call.
+      // What the disk holds there, read once per chunk, only when the chunk has zero blocks.
+      let there: Buffer | undefined;
+      const disk = async () => {
+        if (!there) {
+          there = existing.subarray(0, bytesRead);
+          await target.read(there, 0, bytesRead, offset + pos);
+        }
+        return there;
+      };
+      // Consecutive blocks that must be written go out as one write.
       let runStart = -1;
       for (let b = 0; b < bytesRead + BLOCK; b += BLOCK) {
         const end = Math.min(b + BLOCK, bytesRead);
-        const data = b < bytesRead && !isZero(buffer.subarray(b, end));
-        if (data && runStart < 0) runStart = b;
-        if (!data && runStart >= 0) {
-          written += await writeAll(
-            target,
-            buffer.subarray(runStart, Math.min(b, bytesRead)),
-            offset + pos + runStart,
-          );
+        let write = false;
+        if (b < bytesRead) {
+          write = !isZero(buffer.subarray(b, end)) || !isZero((await disk()).subarray(b, end));
+        }
+        if (write && runStart < 0) runStart = b;
+        if (!write && runStart >= 0) {
+          written += await writeAll(target, buffer.subarray(runStart, Math.min(b, bytesRead)), offset + pos + runStart);
           runStart = -1;
           killAfterBytes(written);
-        }
-        if (!data && b < bytesRead) {
-          const there = existing.subarray(0, end - b);
-          await target.read(there, 0, there.length, offset + pos + b);
-          if (!isZero(there))
-            written += await writeAll(target, buffer.subarray(b, end), offset + pos + b);
         }
       }
       options.onProgress?.(Math.min(pos + CHUNK, total), total);
@@ -100,11 +102,13 @@ async function writeAll(target: FileHandle, data: Buffer, position: number): Pro
   return data.length;
 }
 
-/** Whether every byte is zero, compared eight at a time. */
+const ZEROS = Buffer.alloc(CHUNK);
+
+/** Whether every byte is zero (memcmp against zeros: far faster than a loop in JavaScript). */
 export function isZero(b: Buffer): boolean {
-  if (b.byteOffset % 8 !== 0) return b.every((x) => x === 0);
-  const words = new BigUint64Array(b.buffer, b.byteOffset, Math.floor(b.length / 8));
-  for (const w of words) if (w !== 0n) return false;
-  for (let i = words.length * 8; i < b.length; i++) if (b[i] !== 0) return false;
+  for (let at = 0; at < b.length; at += ZEROS.length) {
+    const part = b.subarray(at, at + ZEROS.length);
+    if (!part.equals(ZEROS.subarray(0, part.length))) return false;
+  }
   return true;
 }

@@ -1,24 +1,27 @@
 #!/usr/bin/env node
-// Bundles the command into one file, dist/liken-stick.mjs: what the stick runs, and what the
-// tests run (so every test also proves the bundle works).
+// Bundles the command into one file: dist/liken-stick.mjs is what the stick runs;
+// dist/liken-stick-test.mjs is what the tests run, the same code plus the fault-injection
+// hooks of installer/test-hooks.ts (which every other build folds away).
 import { build } from "esbuild";
 
-export async function bundle() {
+export async function bundle({ testHooks = false } = {}) {
   const root = new URL("..", import.meta.url).pathname;
+  const outfile = `${root}dist/liken-stick${testHooks ? "-test" : ""}.mjs`;
   await build({
     entryPoints: [`${root}cli/main.ts`],
-    outfile: `${root}dist/liken-stick.mjs`,
+    outfile,
     bundle: true,
     platform: "node",
     target: "node20",
     format: "esm",
+    define: { __LIKEN_TEST_HOOKS__: testHooks ? "true" : "false" },
+    minifySyntax: true, // drops the hooks' dead branches
     // Some dependencies (blessed, systeminformation) are CommonJS and call require().
-    banner: {
-      js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-    },
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
     legalComments: "none",
     logLevel: "warning",
   });
+  return outfile;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await bundle();

@@ -2,7 +2,7 @@
 // operator does, and returns what it printed and its exit code.
 import { run } from "../tools/exec.ts";
 
-const BUNDLE = new URL("../dist/liken-stick.mjs", import.meta.url).pathname;
+const BUNDLE = new URL("../dist/liken-stick-test.mjs", import.meta.url).pathname;
 
 export interface CliResult {
   readonly stdout: string;

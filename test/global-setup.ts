@@ -2,5 +2,5 @@
 import { bundle } from "../scripts/bundle.mjs";
 
 export default async function setup(): Promise<void> {
-  await bundle();
+  await bundle({ testHooks: true });
 }

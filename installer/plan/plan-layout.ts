@@ -86,6 +86,7 @@ export function planLayout(input: PlanInput): PlanResult {
       leftOut.push(leftOutAs(c.disk, "holds another interrupted install of this machine"));
   }
 
+  if (pool.length === 0) return fail(...nothingEligible(leftOut, input.machine), leftOut);
   const systemSizes = [
     manifest.layout.esp,
     slot,
@@ -232,16 +233,6 @@ function pickSystemDisk(
       ),
     );
   }
-  if (pool.length === 0) {
-    return {
-      failure: {
-        reason: "NoEligibleDisk",
-        message: "no disk is blank",
-        hint: "attach a blank disk, or use wipe and reinstall on a liken disk",
-        considered: [],
-      },
-    };
-  }
   if (selector && matching.length === 0) {
     return {
       failure: {
@@ -262,6 +253,20 @@ function pickSystemDisk(
       considered: tooSmall,
     },
   };
+}
+
+// Why no disk can be written, led by the most telling verdict among those left out.
+function nothingEligible(leftOut: readonly LeftOutDisk[], machine: string): [PlanFailure["reason"], string, string] {
+  const liken = leftOut.find((d) => d.verdict === "liken");
+  if (liken) {
+    return ["DiskNotBlank", `no blank disk: ${liken.path} ${liken.why.split(":")[0]}`, `use wipe and reinstall as ${machine} to replace it`];
+  }
+  const unsupported = leftOut.find((d) => d.verdict === "unsupported");
+  if (unsupported) {
+    const module = unsupported.reasons.find((r) => r.startsWith("missing-driver:"))?.slice("missing-driver:".length);
+    return ["MissingDriver", `no usable disk: ${unsupported.path} needs ${module}, which the release cannot load at boot`, "run the hardware report: it names the driver and the disks that need it"];
+  }
+  return ["NoEligibleDisk", leftOut.length > 0 ? "no blank disk: every disk holds data or cannot be a target" : "no disk found", "attach a blank disk; liken never writes a disk that holds data it did not write"];
 }
 
 function roleDoesNotFit(
@@ -323,6 +328,7 @@ class DiskBuilder {
     const d = this.candidate.disk;
     return {
       path: d.path,
+      kind: d.kind,
       use: this.use,
       action: this.candidate.action,
       size: d.size,

@@ -26,6 +26,7 @@ export type DiskAction = "write" | "resume" | "erase-and-write";
 
 export interface PlannedDisk {
   readonly path: string;
+  readonly kind: "block" | "file";
   readonly use: DiskUse;
   readonly action: DiskAction;
   readonly size: number;

@@ -1,0 +1,79 @@
+// `liken-stick install --manifest FILE --as NAME --release DIR [--wipe] [PATH...]`.
+import { readFile } from "node:fs/promises";
+import { usageError } from "../../common/errors.ts";
+import { formatSizeShort } from "../../common/size.ts";
+import { inventoryDisks } from "../../installer/disks/index.ts";
+import { renderDisks } from "../../installer/disks/render.ts";
+import { install } from "../../installer/install.ts";
+import { renderLayout } from "../../installer/plan/render.ts";
+import { requireManifest } from "../load-manifest.ts";
+import type { Verb } from "../verb.ts";
+
+const DEFAULT_STATUS_FILE = "/run/liken/install-status.json";
+
+export const installVerb: Verb = {
+  words: ["install"],
+  operands: "[PATH...]",
+  minOperands: 0,
+  maxOperands: Number.POSITIVE_INFINITY,
+  summary: "install machine NAME of the manifest onto blank disks",
+  description: `
+Install as NAME: verifies every file of the release, plans the layout (see
+liken-stick plan), locks the target disks and classifies them again, then writes
+the liken claim, the GPT, the ESP, slot A, the crash journal, the state
+partition and the storage roles, and last marks the claim complete. It writes
+blank disks only. An install that stopped part way is finished by running it
+again; on a complete install of the same release it writes nothing.
+
+With --wipe (wipe and reinstall as NAME), disks holding a valid liken claim are
+erased first; a disk named on the command line that holds other data refuses the
+whole run before anything is written.
+
+A failed install prints its error and the disks with their verdicts, writes the
+status document (phase Failed and a reason) and exits 1.`,
+  options: [
+    { name: "manifest", type: "string", value: "FILE", summary: "the cluster manifest (required)" },
+    { name: "as", type: "string", value: "NAME", summary: "the manifest machine to install (required)" },
+    { name: "release", type: "string", value: "DIR", summary: "the release to put into slot A (required)" },
+    { name: "wipe", type: "boolean", summary: "wipe and reinstall: erase disks that hold a liken install" },
+    { name: "status-file", type: "string", value: "FILE", summary: `where the status document goes (${DEFAULT_STATUS_FILE})` },
+    { name: "json", type: "boolean", summary: "print the status document as JSON" },
+  ],
+  async run(args, io) {
+    const { manifest: file, as: name, release } = args.options;
+    if (typeof file !== "string") throw usageError("missing --manifest FILE", "see liken-stick install --help");
+    if (typeof name !== "string") throw usageError("missing --as NAME", "see liken-stick install --help");
+    if (typeof release !== "string") throw usageError("missing --release DIR", "see liken-stick install --help");
+    const json = args.options.json === true;
+    const manifest = await requireManifest(file, "install", io);
+    const statusFile = typeof args.options["status-file"] === "string" ? args.options["status-file"] : DEFAULT_STATUS_FILE;
+    const say = json ? () => undefined : io.out;
+    try {
+      const outcome = await install({
+        manifest,
+        machine: name,
+        releaseDir: release,
+        wipe: args.options.wipe === true,
+        paths: args.operands,
+        statusFile,
+        onEvent: (e) => {
+          if (e.type === "step") say(`» ${e.what}\n`);
+          else if (e.done === e.total) say(`  ${formatSizeShort(e.total)} written and verified\n`);
+        },
+      });
+      if (json) io.out(`${JSON.stringify(outcome.status, null, 2)}\n`);
+      else if (outcome.result === "already-installed") {
+        say(`${outcome.disk.path} already holds ${name} with release ${manifest.release.version}: nothing to do.\n`);
+      } else {
+        say(`\n${renderLayout(outcome.layout)}Installed as ${name}. Remove the stick and power cycle.\n`);
+      }
+      return 0;
+    } catch (error) {
+      // The operator sees the error line (main prints it) and every disk with its verdict.
+      const disks = await inventoryDisks(args.operands).catch(() => []);
+      io.err(`${renderDisks(disks)}`);
+      if (json) io.out(await readFile(statusFile, "utf8").catch(() => ""));
+      throw error;
+    }
+  },
+};

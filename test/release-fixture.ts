@@ -1,0 +1,55 @@
+// Builds small, real releases for the install tests: an erofs root filesystem holding
+// os-release and `dataBytes` of deterministic noise, stand-in kernel, initrd and boot
+// loader files, and a release.toml with every size and sha256 (DESIGN.md section 4).
+// The QEMU tests boot releases that `liken-stick release` builds; these only get written.
+import { createHash } from "node:crypto";
+import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { run } from "../tools/exec.ts";
+
+export interface TestReleaseOptions {
+  readonly version: string;
+  /** Bytes of incompressible data in the root filesystem. */
+  readonly dataBytes?: number;
+}
+
+const FILES = ["vmlinuz", "initrd.img", "rootfs.img", "systemd-bootx64.efi", "boot-modules.json"];
+
+export async function makeTestRelease(dir: string, options: TestReleaseOptions): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const root = join(dir, ".rootfs-tree");
+  await rm(root, { recursive: true, force: true });
+  await mkdir(join(root, "etc"), { recursive: true });
+  await writeFile(join(root, "etc", "os-release"), `NAME=liken\nID=liken\nVERSION_ID=${options.version}\n`);
+  await writeFile(join(root, "data.bin"), noise(`data-${options.version}`, options.dataBytes ?? 256 * 1024));
+  await rm(join(dir, "rootfs.img"), { force: true });
+  await run("mkfs.erofs", ["-T0", "-U", "11111111-2222-3333-4444-555555555555", "--all-root", join(dir, "rootfs.img"), root]);
+  await rm(root, { recursive: true, force: true });
+  await writeFile(join(dir, "vmlinuz"), noise(`kernel-${options.version}`, 64 * 1024));
+  await writeFile(join(dir, "initrd.img"), noise(`initrd-${options.version}`, 32 * 1024));
+  await writeFile(join(dir, "systemd-bootx64.efi"), noise("systemd-boot", 16 * 1024));
+  await writeFile(join(dir, "boot-modules.json"), `${JSON.stringify({ modules: [], builtin: [], aliases: [] })}\n`);
+  await writeReleaseToml(dir, options.version);
+  return dir;
+}
+
+/** Writes release.toml for the files in `dir` as they are now. */
+export async function writeReleaseToml(dir: string, version: string): Promise<void> {
+  const lines = [`version = "${version}"`, 'kernel = "6.1.0-test-amd64"', "", "[files]"];
+  for (const name of FILES) {
+    const bytes = await readFile(join(dir, name));
+    const sha256 = createHash("sha256").update(bytes).digest("hex");
+    lines.push(`"${name}" = { sha256 = "${sha256}", size = ${(await stat(join(dir, name))).size} }`);
+  }
+  await writeFile(join(dir, "release.toml"), `${lines.join("\n")}\n`);
+}
+
+// Deterministic bytes that do not compress: SHA-256 in counter mode.
+function noise(seed: string, length: number): Buffer {
+  const out = Buffer.alloc(length);
+  for (let i = 0, block = 0; i < length; block++) {
+    const h = createHash("sha256").update(`${seed}:${block}`).digest();
+    i += h.copy(out, i);
+  }
+  return out;
+}
