@@ -21,7 +21,12 @@ import { planLayout } from "./plan/plan-layout.ts";
 import type { Layout, PlannedDisk, PlannedPartition } from "./plan/types.ts";
 import { type ReleaseInfo, requireRelease, verifyRelease } from "./release.ts";
 import { buildState } from "./state.ts";
-import { type InstallerStatus, type InstallFailureReason, installerStatus, readBootId } from "./status.ts";
+import {
+  type InstallerStatus,
+  type InstallFailureReason,
+  installerStatus,
+  readBootId,
+} from "./status.ts";
 import { killPoint } from "./test-hooks.ts";
 import { hashRegion, writeImage, zeroRegion } from "./write-image.ts";
 
@@ -43,7 +48,12 @@ export type InstallStep =
 
 export type InstallEvent =
   | { readonly type: "step"; readonly step: InstallStep; readonly what: string }
-  | { readonly type: "progress"; readonly step: InstallStep; readonly done: number; readonly total: number };
+  | {
+      readonly type: "progress";
+      readonly step: InstallStep;
+      readonly done: number;
+      readonly total: number;
+    };
 
 export interface InstallRequest {
   readonly manifest: Manifest;
@@ -90,14 +100,22 @@ class InstallRun {
     const disks = await inventoryDisks(this.request.paths);
     const done = this.findCompleteInstall(disks, release);
     if (done) {
-      const status = await this.writeStatus("Installed", "", `already installed on ${done.path}; nothing written`);
+      const status = await this.writeStatus(
+        "Installed",
+        "",
+        `already installed on ${done.path}; nothing written`,
+      );
       return { result: "already-installed", disk: done, status };
     }
-    const layout = await this.begin("plan", "planning the layout", async () => this.plan(disks, release));
+    const layout = await this.begin("plan", "planning the layout", async () =>
+      this.plan(disks, release),
+    );
     this.layout = layout;
     await this.begin("lock", "locking the target disks", () => this.lockTargets(layout));
     for (const disk of layout.disks.filter((d) => d.action === "erase-and-write")) {
-      await this.begin("erase", `erasing the liken install on ${disk.path}`, () => this.erase(disk));
+      await this.begin("erase", `erasing the liken install on ${disk.path}`, () =>
+        this.erase(disk),
+      );
     }
     const claim = this.claimFor(layout, disks);
     await this.begin("claim", "writing the liken claim", () => this.writeClaims(claim, false));
@@ -105,18 +123,28 @@ class InstallRun {
     const system = layout.disks[0] as PlannedDisk;
     this.workDir = await mkdtemp(join(tmpdir(), "liken-install-"));
     await this.begin("esp", "writing the ESP", () => this.writeEsp(system, release));
-    await this.begin("slot", `writing release ${release.version} into slot A`, () => this.writeSlot(system, release));
+    await this.begin("slot", `writing release ${release.version} into slot A`, () =>
+      this.writeSlot(system, release),
+    );
     await this.begin("journal", "writing the crash journal", () => this.writeJournal(system));
     await this.begin("state", "writing the state partition", () => this.writeState(system, claim));
     await this.begin("storage", "clearing the storage role partitions", () => this.clearStorage());
-    await this.begin("complete", "marking the install complete", () => this.writeClaims(claim, true));
-    const status = await this.writeStatus("Installed", "", `installed on ${layout.disks.map((d) => d.path).join(", ")}`);
+    await this.begin("complete", "marking the install complete", () =>
+      this.writeClaims(claim, true),
+    );
+    const status = await this.writeStatus(
+      "Installed",
+      "",
+      `installed on ${layout.disks.map((d) => d.path).join(", ")}`,
+    );
     return { result: "installed", layout, status };
   }
 
   async fail(error: unknown): Promise<void> {
     const reason: InstallFailureReason =
-      error instanceof LikenError && error.reason ? (error.reason as InstallFailureReason) : "WriteFailed";
+      error instanceof LikenError && error.reason
+        ? (error.reason as InstallFailureReason)
+        : "WriteFailed";
     const message = error instanceof Error ? error.message : String(error);
     await this.writeStatus("Failed", reason, message).catch(() => undefined);
   }
@@ -134,7 +162,13 @@ class InstallRun {
     killPoint(step);
     const result = await body().catch((error: unknown) => {
       if (error instanceof LikenError) throw error;
-      throw new LikenError("failed", `${what}: ${error instanceof Error ? error.message : String(error)}`, "run the same install again; it is safe to repeat", "WriteFailed", { cause: error });
+      throw new LikenError(
+        "failed",
+        `${what}: ${error instanceof Error ? error.message : String(error)}`,
+        "run the same install again; it is safe to repeat",
+        "WriteFailed",
+        { cause: error },
+      );
     });
     for (const h of this.handles.values()) await h.file.sync();
     return result;
@@ -144,7 +178,12 @@ class InstallRun {
     const release = await requireRelease(this.request.releaseDir);
     const wanted = this.request.manifest.release.version;
     if (release.version !== wanted) {
-      throw new LikenError("refused", `release ${this.request.releaseDir} is ${release.version}, but the manifest installs ${wanted}`, "give the release the manifest names", "ReleaseInvalid");
+      throw new LikenError(
+        "refused",
+        `release ${this.request.releaseDir} is ${release.version}, but the manifest installs ${wanted}`,
+        "give the release the manifest names",
+        "ReleaseInvalid",
+      );
     }
     await verifyRelease(release);
     return release;
@@ -155,10 +194,20 @@ class InstallRun {
     if (this.request.wipe) return undefined;
     const { manifest, machine } = this.request;
     const done = disks.find(
-      (d) => d.verdict === "liken" && d.claim?.complete && d.claim.use === "system" && d.claim.cluster === manifest.cluster && d.claim.machine === machine,
+      (d) =>
+        d.verdict === "liken" &&
+        d.claim?.complete &&
+        d.claim.use === "system" &&
+        d.claim.cluster === manifest.cluster &&
+        d.claim.machine === machine,
     );
     if (done && done.claim?.release !== release.version) {
-      throw new LikenError("refused", `${done.path} holds release ${done.claim?.release} of ${machine}`, `use wipe and reinstall to install ${release.version}`, "DiskNotBlank");
+      throw new LikenError(
+        "refused",
+        `${done.path} holds release ${done.claim?.release} of ${machine}`,
+        `use wipe and reinstall to install ${release.version}`,
+        "DiskNotBlank",
+      );
     }
     return done;
   }
@@ -166,15 +215,34 @@ class InstallRun {
   private plan(disks: readonly Disk[], release: ReleaseInfo): Layout {
     const { manifest, machine, wipe, paths } = this.request;
     // Wipe and reinstall names disks to erase: one that holds data liken did not write stops it all.
-    const foreign = wipe ? disks.filter((d) => d.verdict === "foreign" && paths.includes(d.path)) : [];
+    const foreign = wipe
+      ? disks.filter((d) => d.verdict === "foreign" && paths.includes(d.path))
+      : [];
     if (foreign.length > 0) {
       const list = foreign.map((d) => `${d.path} (${d.reasons.join(", ")})`).join("; ");
-      throw new LikenError("refused", `wipe and reinstall refuses disks holding data liken did not write: ${list}`, "leave those disks out; liken erases only disks it wrote", "DiskNotLiken");
+      throw new LikenError(
+        "refused",
+        `wipe and reinstall refuses disks holding data liken did not write: ${list}`,
+        "leave those disks out; liken erases only disks it wrote",
+        "DiskNotLiken",
+      );
     }
-    const result = planLayout({ disks, manifest, machine, release, wipe, newInstallId: randomUUID() });
+    const result = planLayout({
+      disks,
+      manifest,
+      machine,
+      release,
+      wipe,
+      newInstallId: randomUUID(),
+    });
     if (!result.ok) {
       const { reason, message, hint } = result.failure;
-      throw new LikenError(reason === "UnknownMachine" ? "usage" : "refused", message, hint, reason);
+      throw new LikenError(
+        reason === "UnknownMachine" ? "usage" : "refused",
+        message,
+        hint,
+        reason,
+      );
     }
     return result.layout;
   }
@@ -182,13 +250,21 @@ class InstallRun {
   private async lockTargets(layout: Layout): Promise<void> {
     for (const d of layout.disks) this.handles.set(d.path, await lockDisk(d.path, d.kind));
     // Classified again under the lock: what the plan saw must still be true.
-    const again = await inventoryDisks(layout.disks.map((d) => d.path), new Set(this.handles.keys()));
+    const again = await inventoryDisks(
+      layout.disks.map((d) => d.path),
+      new Set(this.handles.keys()),
+    );
     for (const planned of layout.disks) {
       const now = again.find((d) => d.path === planned.path);
       const expected = planned.action === "write" ? "blank" : "liken";
       const sameInstall = planned.action !== "resume" || now?.claim?.installId === layout.installId;
       if (now?.verdict !== expected || !sameInstall) {
-        throw new LikenError("refused", `${planned.path} changed while the install started: it is now ${now?.verdict} (${now?.reasons.join(", ")})`, "check what else uses the disk, then run the install again", expected === "blank" ? "DiskNotBlank" : "DiskNotLiken");
+        throw new LikenError(
+          "refused",
+          `${planned.path} changed while the install started: it is now ${now?.verdict} (${now?.reasons.join(", ")})`,
+          "check what else uses the disk, then run the install again",
+          expected === "blank" ? "DiskNotBlank" : "DiskNotLiken",
+        );
       }
     }
   }
@@ -200,20 +276,44 @@ class InstallRun {
     await eraseDisk(handle, planned.size, planned.kind, parseGpt(head, [planned.sectorSize]));
     const [after] = await inventoryDisks([planned.path], new Set([planned.path]));
     if (after?.verdict !== "blank") {
-      throw new LikenError("failed", `${planned.path} is not blank after erasing: ${after?.reasons.join(", ")}`, "check the disk's health (dmesg), then run wipe and reinstall again", "VerifyFailed");
+      throw new LikenError(
+        "failed",
+        `${planned.path} is not blank after erasing: ${after?.reasons.join(", ")}`,
+        "check the disk's health (dmesg), then run wipe and reinstall again",
+        "VerifyFailed",
+      );
     }
   }
 
   // A resumed install keeps its start time; the generation is 1 while partial, 2 when complete.
-  private claimFor(layout: Layout, disks: readonly Disk[]): Omit<Claim, "use" | "complete" | "generation"> {
+  private claimFor(
+    layout: Layout,
+    disks: readonly Disk[],
+  ): Omit<Claim, "use" | "complete" | "generation"> {
     const resumed = disks.find((d) => d.claim?.installId === layout.installId);
-    const createdAt = resumed?.claim ? Date.parse(resumed.claim.createdAt) / 1000 : Math.floor(Date.now() / 1000);
-    return { cluster: layout.cluster, machine: layout.machine, installId: layout.installId, release: layout.release, createdAt };
+    const createdAt = resumed?.claim
+      ? Date.parse(resumed.claim.createdAt) / 1000
+      : Math.floor(Date.now() / 1000);
+    return {
+      cluster: layout.cluster,
+      machine: layout.machine,
+      installId: layout.installId,
+      release: layout.release,
+      createdAt,
+    };
   }
 
-  private async writeClaims(claim: Omit<Claim, "use" | "complete" | "generation">, complete: boolean): Promise<void> {
+  private async writeClaims(
+    claim: Omit<Claim, "use" | "complete" | "generation">,
+    complete: boolean,
+  ): Promise<void> {
     for (const planned of this.plannedDisks()) {
-      const bytes = encodeClaim({ ...claim, use: planned.use, complete, generation: complete ? 2 : 1 });
+      const bytes = encodeClaim({
+        ...claim,
+        use: planned.use,
+        complete,
+        generation: complete ? 2 : 1,
+      });
       const { file } = this.handle(planned.path);
       // One copy, flushed, then the other: a torn write can spoil only one of them.
       await file.write(bytes, 0, bytes.length, CLAIM_HEAD_OFFSET);
@@ -229,7 +329,13 @@ class InstallRun {
       await writeGpt(planned.path, {
         id: planned.tableId,
         sectorSize: planned.sectorSize,
-        entries: planned.partitions.map((p) => ({ start: p.start, size: p.size, typeGuid: p.typeGuid, uuid: p.uuid, name: p.label })),
+        entries: planned.partitions.map((p) => ({
+          start: p.start,
+          size: p.size,
+          typeGuid: p.typeGuid,
+          uuid: p.uuid,
+          name: p.label,
+        })),
       });
     }
   }
@@ -237,7 +343,15 @@ class InstallRun {
   private async writeEsp(system: PlannedDisk, release: ReleaseInfo): Promise<void> {
     const esp = part(system, "esp");
     const image = join(this.work(), "esp.img");
-    await buildEsp({ image, size: esp.size, workDir: this.work(), release, slot: "a", rootPartUuid: part(system, "slot-a").uuid, partUuid: esp.uuid });
+    await buildEsp({
+      image,
+      size: esp.size,
+      workDir: this.work(),
+      release,
+      slot: "a",
+      rootPartUuid: part(system, "slot-a").uuid,
+      partUuid: esp.uuid,
+    });
     await writeImage(this.handle(system.path).file, image, esp.start);
     await rm(image);
   }
@@ -246,13 +360,19 @@ class InstallRun {
     const slot = part(system, "slot-a");
     const { file } = this.handle(system.path);
     await writeImage(file, join(release.dir, "rootfs.img"), slot.start, {
-      onProgress: (done, total) => this.request.onEvent?.({ type: "progress", step: "slot", done, total }),
+      onProgress: (done, total) =>
+        this.request.onEvent?.({ type: "progress", step: "slot", done, total }),
     });
     await file.sync();
     const expected = release.files["rootfs.img"];
     const actual = await hashRegion(file, slot.start, release.rootfsSize);
     if (actual !== expected?.sha256) {
-      throw new LikenError("failed", `slot A of ${system.path} reads back with sha256 ${actual}, not ${expected?.sha256}`, "check the disk's health (dmesg), then run the install again", "VerifyFailed");
+      throw new LikenError(
+        "failed",
+        `slot A of ${system.path} reads back with sha256 ${actual}, not ${expected?.sha256}`,
+        "check the disk's health (dmesg), then run the install again",
+        "VerifyFailed",
+      );
     }
   }
 
@@ -265,13 +385,31 @@ class InstallRun {
     await file.write(header, 0, header.length, journal.start);
   }
 
-  private async writeState(system: PlannedDisk, claim: Omit<Claim, "use" | "complete" | "generation">): Promise<void> {
+  private async writeState(
+    system: PlannedDisk,
+    claim: Omit<Claim, "use" | "complete" | "generation">,
+  ): Promise<void> {
     const state = part(system, "state");
     const image = join(this.work(), "state.img");
     const { manifest } = this.request;
     const machine = manifest.machines.find((m) => m.name === this.request.machine)!;
-    const status = this.statusDocument("Installed", "", `installed on ${this.layout!.disks.map((d) => d.path).join(", ")}`);
-    await buildState({ image, size: state.size, workDir: this.work(), manifest, machine, installId: claim.installId, version: claim.release, installedAt: claim.createdAt, partUuid: state.uuid, status });
+    const status = this.statusDocument(
+      "Installed",
+      "",
+      `installed on ${this.layout!.disks.map((d) => d.path).join(", ")}`,
+    );
+    await buildState({
+      image,
+      size: state.size,
+      workDir: this.work(),
+      manifest,
+      machine,
+      installId: claim.installId,
+      version: claim.release,
+      installedAt: claim.createdAt,
+      partUuid: state.uuid,
+      status,
+    });
     await writeImage(this.handle(system.path).file, image, state.start);
     await rm(image);
   }
@@ -288,7 +426,11 @@ class InstallRun {
     }
   }
 
-  private statusDocument(phase: InstallerStatus["phase"], reason: InstallerStatus["reason"], message: string): InstallerStatus {
+  private statusDocument(
+    phase: InstallerStatus["phase"],
+    reason: InstallerStatus["reason"],
+    message: string,
+  ): InstallerStatus {
     const { manifest, machine } = this.request;
     return installerStatus(
       {
@@ -307,7 +449,11 @@ class InstallRun {
     );
   }
 
-  private async writeStatus(phase: InstallerStatus["phase"], reason: InstallerStatus["reason"], message: string): Promise<InstallerStatus> {
+  private async writeStatus(
+    phase: InstallerStatus["phase"],
+    reason: InstallerStatus["reason"],
+    message: string,
+  ): Promise<InstallerStatus> {
     const status = this.statusDocument(phase, reason, message);
     await writeFileAtomic(this.request.statusFile, `${JSON.stringify(status, null, 2)}\n`);
     return status;

@@ -50,7 +50,11 @@ export async function writeImage(
         }
         if (write && runStart < 0) runStart = b;
         if (!write && runStart >= 0) {
-          written += await writeAll(target, buffer.subarray(runStart, Math.min(b, bytesRead)), offset + pos + runStart);
+          written += await writeAll(
+            target,
+            buffer.subarray(runStart, Math.min(b, bytesRead)),
+            offset + pos + runStart,
+          );
           runStart = -1;
           killAfterBytes(written);
         }

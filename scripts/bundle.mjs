@@ -17,7 +17,9 @@ export async function bundle({ testHooks = false } = {}) {
     define: { __LIKEN_TEST_HOOKS__: testHooks ? "true" : "false" },
     minifySyntax: true, // drops the hooks' dead branches
     // Some dependencies (blessed, systeminformation) are CommonJS and call require().
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+    },
     legalComments: "none",
     logLevel: "warning",
   });

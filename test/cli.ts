@@ -1,23 +1,32 @@
-// Runs the bundled command (built once per test run by test/global-setup.ts) the way an
-// operator does, and returns what it printed and its exit code.
-import { run } from "../tools/exec.ts";
+// Runs the bundled command (built once per test run by test/global-setup.ts, with the
+// fault-injection hooks) the way an operator does, and returns what it printed and how it
+// ended.
+import { CommandError, run } from "../tools/exec.ts";
 
 const BUNDLE = new URL("../dist/liken-stick-test.mjs", import.meta.url).pathname;
 
 export interface CliResult {
   readonly stdout: string;
   readonly stderr: string;
-  readonly code: number;
+  /** The exit code, or the signal that killed it ("SIGKILL"). */
+  readonly code: number | string;
 }
 
 export async function cli(
   args: readonly string[],
-  options: { cwd?: string } = {},
+  options: { cwd?: string; env?: Record<string, string> } = {},
 ): Promise<CliResult> {
-  const r = await run(process.execPath, [BUNDLE, ...args], {
-    okExitCodes: [1, 2],
-    timeoutMs: 120_000,
-    ...(options.cwd ? { cwd: options.cwd } : {}),
-  });
-  return { stdout: r.stdout, stderr: r.stderr, code: r.exitCode };
+  try {
+    const r = await run(process.execPath, [BUNDLE, ...args], {
+      okExitCodes: [1, 2],
+      timeoutMs: 300_000,
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+      ...(options.env ? { env: { ...process.env, ...options.env } as Record<string, string> } : {}),
+    });
+    return { stdout: r.stdout, stderr: r.stderr, code: r.exitCode };
+  } catch (error) {
+    if (error instanceof CommandError && error.signal)
+      return { stdout: "", stderr: error.stderrTail, code: error.signal };
+    throw error;
+  }
 }

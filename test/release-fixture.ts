@@ -3,7 +3,7 @@
 // loader files, and a release.toml with every size and sha256 (DESIGN.md section 4).
 // The QEMU tests boot releases that `liken-stick release` builds; these only get written.
 import { createHash } from "node:crypto";
-import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { run } from "../tools/exec.ts";
 
@@ -11,6 +11,8 @@ export interface TestReleaseOptions {
   readonly version: string;
   /** Bytes of incompressible data in the root filesystem. */
   readonly dataBytes?: number;
+  /** Pad rootfs.img (sparse) to this size: a large release without a large build. */
+  readonly rootfsSize?: number;
 }
 
 const FILES = ["vmlinuz", "initrd.img", "rootfs.img", "systemd-bootx64.efi", "boot-modules.json"];
@@ -20,15 +22,32 @@ export async function makeTestRelease(dir: string, options: TestReleaseOptions):
   const root = join(dir, ".rootfs-tree");
   await rm(root, { recursive: true, force: true });
   await mkdir(join(root, "etc"), { recursive: true });
-  await writeFile(join(root, "etc", "os-release"), `NAME=liken\nID=liken\nVERSION_ID=${options.version}\n`);
-  await writeFile(join(root, "data.bin"), noise(`data-${options.version}`, options.dataBytes ?? 256 * 1024));
+  await writeFile(
+    join(root, "etc", "os-release"),
+    `NAME=liken\nID=liken\nVERSION_ID=${options.version}\n`,
+  );
+  await writeFile(
+    join(root, "data.bin"),
+    noise(`data-${options.version}`, options.dataBytes ?? 256 * 1024),
+  );
   await rm(join(dir, "rootfs.img"), { force: true });
-  await run("mkfs.erofs", ["-T0", "-U", "11111111-2222-3333-4444-555555555555", "--all-root", join(dir, "rootfs.img"), root]);
+  await run("mkfs.erofs", [
+    "-T0",
+    "-U",
+    "11111111-2222-3333-4444-555555555555",
+    "--all-root",
+    join(dir, "rootfs.img"),
+    root,
+  ]);
   await rm(root, { recursive: true, force: true });
+  if (options.rootfsSize) await truncate(join(dir, "rootfs.img"), options.rootfsSize);
   await writeFile(join(dir, "vmlinuz"), noise(`kernel-${options.version}`, 64 * 1024));
   await writeFile(join(dir, "initrd.img"), noise(`initrd-${options.version}`, 32 * 1024));
   await writeFile(join(dir, "systemd-bootx64.efi"), noise("systemd-boot", 16 * 1024));
-  await writeFile(join(dir, "boot-modules.json"), `${JSON.stringify({ modules: [], builtin: [], aliases: [] })}\n`);
+  await writeFile(
+    join(dir, "boot-modules.json"),
+    `${JSON.stringify({ modules: [], builtin: [], aliases: [] })}\n`,
+  );
   await writeReleaseToml(dir, options.version);
   return dir;
 }
@@ -39,7 +58,9 @@ export async function writeReleaseToml(dir: string, version: string): Promise<vo
   for (const name of FILES) {
     const bytes = await readFile(join(dir, name));
     const sha256 = createHash("sha256").update(bytes).digest("hex");
-    lines.push(`"${name}" = { sha256 = "${sha256}", size = ${(await stat(join(dir, name))).size} }`);
+    lines.push(
+      `"${name}" = { sha256 = "${sha256}", size = ${(await stat(join(dir, name))).size} }`,
+    );
   }
   await writeFile(join(dir, "release.toml"), `${lines.join("\n")}\n`);
 }

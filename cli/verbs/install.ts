@@ -33,20 +33,45 @@ A failed install prints its error and the disks with their verdicts, writes the
 status document (phase Failed and a reason) and exits 1.`,
   options: [
     { name: "manifest", type: "string", value: "FILE", summary: "the cluster manifest (required)" },
-    { name: "as", type: "string", value: "NAME", summary: "the manifest machine to install (required)" },
-    { name: "release", type: "string", value: "DIR", summary: "the release to put into slot A (required)" },
-    { name: "wipe", type: "boolean", summary: "wipe and reinstall: erase disks that hold a liken install" },
-    { name: "status-file", type: "string", value: "FILE", summary: `where the status document goes (${DEFAULT_STATUS_FILE})` },
+    {
+      name: "as",
+      type: "string",
+      value: "NAME",
+      summary: "the manifest machine to install (required)",
+    },
+    {
+      name: "release",
+      type: "string",
+      value: "DIR",
+      summary: "the release to put into slot A (required)",
+    },
+    {
+      name: "wipe",
+      type: "boolean",
+      summary: "wipe and reinstall: erase disks that hold a liken install",
+    },
+    {
+      name: "status-file",
+      type: "string",
+      value: "FILE",
+      summary: `where the status document goes (${DEFAULT_STATUS_FILE})`,
+    },
     { name: "json", type: "boolean", summary: "print the status document as JSON" },
   ],
   async run(args, io) {
     const { manifest: file, as: name, release } = args.options;
-    if (typeof file !== "string") throw usageError("missing --manifest FILE", "see liken-stick install --help");
-    if (typeof name !== "string") throw usageError("missing --as NAME", "see liken-stick install --help");
-    if (typeof release !== "string") throw usageError("missing --release DIR", "see liken-stick install --help");
+    if (typeof file !== "string")
+      throw usageError("missing --manifest FILE", "see liken-stick install --help");
+    if (typeof name !== "string")
+      throw usageError("missing --as NAME", "see liken-stick install --help");
+    if (typeof release !== "string")
+      throw usageError("missing --release DIR", "see liken-stick install --help");
     const json = args.options.json === true;
     const manifest = await requireManifest(file, "install", io);
-    const statusFile = typeof args.options["status-file"] === "string" ? args.options["status-file"] : DEFAULT_STATUS_FILE;
+    const statusFile =
+      typeof args.options["status-file"] === "string"
+        ? args.options["status-file"]
+        : DEFAULT_STATUS_FILE;
     const say = json ? () => undefined : io.out;
     try {
       const outcome = await install({
@@ -63,9 +88,13 @@ status document (phase Failed and a reason) and exits 1.`,
       });
       if (json) io.out(`${JSON.stringify(outcome.status, null, 2)}\n`);
       else if (outcome.result === "already-installed") {
-        say(`${outcome.disk.path} already holds ${name} with release ${manifest.release.version}: nothing to do.\n`);
+        say(
+          `${outcome.disk.path} already holds ${name} with release ${manifest.release.version}: nothing to do.\n`,
+        );
       } else {
-        say(`\n${renderLayout(outcome.layout)}Installed as ${name}. Remove the stick and power cycle.\n`);
+        say(
+          `\n${renderLayout(outcome.layout)}Installed as ${name}. Remove the stick and power cycle.\n`,
+        );
       }
       return 0;
     } catch (error) {

@@ -157,7 +157,9 @@ describe("planLayout", () => {
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.failure.reason).toBe("DiskNotBlank");
-    expect(result.failure.message).toBe("no blank disk: /dev/sdb holds the liken install of other/m1");
+    expect(result.failure.message).toBe(
+      "no blank disk: /dev/sdb holds the liken install of other/m1",
+    );
     expect(result.failure.hint).toBe("use wipe and reinstall as leader-1 to replace it");
     expect(result.failure.considered.map((c) => `${c.path}: ${c.why}`)).toEqual([
       "/dev/sda: holds data liken did not write (partition-table:gpt): liken never writes it",
@@ -167,8 +169,12 @@ describe("planLayout", () => {
   });
 
   it("points at the hardware report when the only disks lack a driver", () => {
-    const result = plan([disk("/dev/nvme0n1", 64 * GIB, "unsupported", { reasons: ["missing-driver:nvme"] })]);
-    expect(result.ok || [result.failure.reason, result.failure.message, result.failure.hint]).toEqual([
+    const result = plan([
+      disk("/dev/nvme0n1", 64 * GIB, "unsupported", { reasons: ["missing-driver:nvme"] }),
+    ]);
+    expect(
+      result.ok || [result.failure.reason, result.failure.message, result.failure.hint],
+    ).toEqual([
       "MissingDriver",
       "no usable disk: /dev/nvme0n1 needs nvme, which the release cannot load at boot",
       "run the hardware report: it names the driver and the disks that need it",
@@ -176,7 +182,9 @@ describe("planLayout", () => {
   });
 
   it("says there is no blank disk when every disk holds data", () => {
-    const result = plan([disk("/dev/sda", 64 * GIB, "foreign", { reasons: ["signature:ext4@0x438"] })]);
+    const result = plan([
+      disk("/dev/sda", 64 * GIB, "foreign", { reasons: ["signature:ext4@0x438"] }),
+    ]);
     expect(result.ok || [result.failure.reason, result.failure.message]).toEqual([
       "NoEligibleDisk",
       "no blank disk: every disk holds data or cannot be a target",
@@ -332,7 +340,9 @@ describe("planLayout, for any disks and sizes", () => {
             planLayout({ disks, manifest: input, machine: "leader-1", wipe, newInstallId: ID }),
           ).toEqual(result);
           if (!result.ok) {
-            expect(result.failure.reason).toMatch(/^(NoEligibleDisk|DiskNotBlank|MissingDriver|DiskTooSmall)$/);
+            expect(result.failure.reason).toMatch(
+              /^(NoEligibleDisk|DiskNotBlank|MissingDriver|DiskTooSmall)$/,
+            );
             return;
           }
           for (const d of result.layout.disks) {

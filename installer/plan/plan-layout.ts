@@ -256,17 +256,36 @@ function pickSystemDisk(
 }
 
 // Why no disk can be written, led by the most telling verdict among those left out.
-function nothingEligible(leftOut: readonly LeftOutDisk[], machine: string): [PlanFailure["reason"], string, string] {
+function nothingEligible(
+  leftOut: readonly LeftOutDisk[],
+  machine: string,
+): [PlanFailure["reason"], string, string] {
   const liken = leftOut.find((d) => d.verdict === "liken");
   if (liken) {
-    return ["DiskNotBlank", `no blank disk: ${liken.path} ${liken.why.split(":")[0]}`, `use wipe and reinstall as ${machine} to replace it`];
+    return [
+      "DiskNotBlank",
+      `no blank disk: ${liken.path} ${liken.why.split(":")[0]}`,
+      `use wipe and reinstall as ${machine} to replace it`,
+    ];
   }
   const unsupported = leftOut.find((d) => d.verdict === "unsupported");
   if (unsupported) {
-    const module = unsupported.reasons.find((r) => r.startsWith("missing-driver:"))?.slice("missing-driver:".length);
-    return ["MissingDriver", `no usable disk: ${unsupported.path} needs ${module}, which the release cannot load at boot`, "run the hardware report: it names the driver and the disks that need it"];
+    const module = unsupported.reasons
+      .find((r) => r.startsWith("missing-driver:"))
+      ?.slice("missing-driver:".length);
+    return [
+      "MissingDriver",
+      `no usable disk: ${unsupported.path} needs ${module}, which the release cannot load at boot`,
+      "run the hardware report: it names the driver and the disks that need it",
+    ];
   }
-  return ["NoEligibleDisk", leftOut.length > 0 ? "no blank disk: every disk holds data or cannot be a target" : "no disk found", "attach a blank disk; liken never writes a disk that holds data it did not write"];
+  return [
+    "NoEligibleDisk",
+    leftOut.length > 0
+      ? "no blank disk: every disk holds data or cannot be a target"
+      : "no disk found",
+    "attach a blank disk; liken never writes a disk that holds data it did not write",
+  ];
 }
 
 function roleDoesNotFit(
