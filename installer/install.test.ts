@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../test/cli.ts";
-import { makeTestRelease, writeReleaseToml } from "../test/release-fixture.ts";
+import { makeTestRelease, writeReleaseTomlFor } from "../test/release-fixture.ts";
 import { run } from "../tools/exec.ts";
 
 const MANIFEST = "test/fixtures/manifests/good/small.toml";
@@ -288,7 +288,7 @@ describe("a broken release", () => {
         'version = "9.0.0"',
       ),
     );
-    await writeReleaseToml(other, "9.0.0");
+    await writeReleaseTomlFor(other, "9.0.0");
     const r = await cli(installArgs([await sparse(2560 * MIB)], [], other));
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(

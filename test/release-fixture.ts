@@ -3,8 +3,9 @@
 // loader files, and a release.toml with every size and sha256 (DESIGN.md section 4).
 // The QEMU tests boot releases that `liken-stick release` builds; these only get written.
 import { createHash } from "node:crypto";
-import { mkdir, readFile, rm, stat, truncate, writeFile } from "node:fs/promises";
+import { mkdir, rm, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { writeReleaseToml } from "../image-build/release/release-toml.ts";
 import { run } from "../tools/exec.ts";
 
 export interface TestReleaseOptions {
@@ -14,8 +15,6 @@ export interface TestReleaseOptions {
   /** Pad rootfs.img (sparse) to this size: a large release without a large build. */
   readonly rootfsSize?: number;
 }
-
-const FILES = ["vmlinuz", "initrd.img", "rootfs.img", "systemd-bootx64.efi", "boot-modules.json"];
 
 export async function makeTestRelease(dir: string, options: TestReleaseOptions): Promise<string> {
   await mkdir(dir, { recursive: true });
@@ -48,21 +47,13 @@ export async function makeTestRelease(dir: string, options: TestReleaseOptions):
     join(dir, "boot-modules.json"),
     `${JSON.stringify({ modules: [], builtin: [], aliases: [] })}\n`,
   );
-  await writeReleaseToml(dir, options.version);
+  await writeReleaseTomlFor(dir, options.version);
   return dir;
 }
 
 /** Writes release.toml for the files in `dir` as they are now. */
-export async function writeReleaseToml(dir: string, version: string): Promise<void> {
-  const lines = [`version = "${version}"`, 'kernel = "6.1.0-test-amd64"', "", "[files]"];
-  for (const name of FILES) {
-    const bytes = await readFile(join(dir, name));
-    const sha256 = createHash("sha256").update(bytes).digest("hex");
-    lines.push(
-      `"${name}" = { sha256 = "${sha256}", size = ${(await stat(join(dir, name))).size} }`,
-    );
-  }
-  await writeFile(join(dir, "release.toml"), `${lines.join("\n")}\n`);
+export async function writeReleaseTomlFor(dir: string, version: string): Promise<void> {
+  await writeReleaseToml(dir, version, "6.1.0-test-amd64");
 }
 
 // Deterministic bytes that do not compress: SHA-256 in counter mode.

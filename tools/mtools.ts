@@ -18,3 +18,17 @@ export async function copyIntoFat(image: string, source: string, target: string)
     `::/${target}`,
   ]);
 }
+
+/** Copies whole host trees into the FAT image's root, keeping their mtimes (for reproducible images). */
+export async function copyTreesIntoFat(image: string, sources: readonly string[]): Promise<void> {
+  if (sources.length === 0) return;
+  await run("mcopy", [
+    "-i",
+    image,
+    "-s", // recursive
+    "-m", // keep mtimes: the builder sets them all to SOURCE_DATE_EPOCH
+    "-Q", // stop at the first error
+    ...sources,
+    "::/",
+  ]);
+}

@@ -1,0 +1,25 @@
+// Writes release.toml (DESIGN.md section 4): the version, the kernel version, and the size
+// and sha256 of every file, which the installer verifies before it writes anything.
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { RELEASE_FILES } from "../../installer/release.ts";
+
+export async function writeReleaseToml(
+  dir: string,
+  version: string,
+  kernel: string,
+): Promise<void> {
+  const lines = [`version = "${version}"`, `kernel = "${kernel}"`, "", "[files]"];
+  for (const name of RELEASE_FILES) {
+    const path = join(dir, name);
+    const hash = createHash("sha256");
+    for await (const chunk of createReadStream(path, { highWaterMark: 4 * 1024 * 1024 }))
+      hash.update(chunk as Buffer);
+    lines.push(
+      `"${name}" = { sha256 = "${hash.digest("hex")}", size = ${(await stat(path)).size} }`,
+    );
+  }
+  await writeFile(join(dir, "release.toml"), `${lines.join("\n")}\n`);
+}
