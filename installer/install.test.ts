@@ -320,7 +320,7 @@ describe("an install killed at any step", () => {
       const bystander = await foreignDisk();
       const untouched = await sha256(bystander);
       const killed = await cli(installArgs([system, storage, bystander]), {
-        env: { LIKEN_TEST_KILL_AT: step },
+        env: { LIKEN_TEST_KILL_AT: step, TMPDIR: dir },
       });
       expect(killed.code).toBe("SIGKILL");
       for (const v of await verdicts([system, storage]))
@@ -340,7 +340,7 @@ describe("an install killed at any step", () => {
   it("part way through the slot write, and finishes on the next run", async () => {
     const disk = await sparse(2560 * MIB);
     const killed = await cli(installArgs([disk]), {
-      env: { LIKEN_TEST_KILL_AFTER_BYTES: String(2 * MIB) },
+      env: { LIKEN_TEST_KILL_AFTER_BYTES: String(2 * MIB), TMPDIR: dir },
     });
     expect(killed.code).toBe("SIGKILL");
     expect(await verdicts([disk])).toEqual(["liken:partial"]);
@@ -377,7 +377,7 @@ describe("wipe and reinstall as", () => {
     expect((await cli(installArgs([disk]))).code).toBe(0);
     for (const step of ["erase", "claim", "slot"]) {
       const killed = await cli(installArgs([disk], ["--wipe"]), {
-        env: { LIKEN_TEST_KILL_AT: step },
+        env: { LIKEN_TEST_KILL_AT: step, TMPDIR: dir },
       });
       expect(killed.code).toBe("SIGKILL");
       expect((await verdicts([disk]))[0]).toMatch(/^(blank|liken:partial|liken:complete)$/);
