@@ -2,8 +2,9 @@
 // works; none is a stub.
 import type { Verb } from "./verb.ts";
 import { disks } from "./verbs/disks.ts";
+import { inspectVerb } from "./verbs/inspect.ts";
 import { installVerb } from "./verbs/install.ts";
 import { manifestCheck } from "./verbs/manifest-check.ts";
 import { plan } from "./verbs/plan.ts";
 
-export const VERBS: readonly Verb[] = [manifestCheck, disks, plan, installVerb];
+export const VERBS: readonly Verb[] = [manifestCheck, disks, plan, installVerb, inspectVerb];

@@ -42,8 +42,8 @@ export type InstallStep =
   | "esp"
   | "slot"
   | "journal"
-  | "state"
   | "storage"
+  | "state"
   | "complete";
 
 export type InstallEvent =
@@ -127,8 +127,9 @@ class InstallRun {
       this.writeSlot(system, release),
     );
     await this.begin("journal", "writing the crash journal", () => this.writeJournal(system));
-    await this.begin("state", "writing the state partition", () => this.writeState(system, claim));
     await this.begin("storage", "clearing the storage role partitions", () => this.clearStorage());
+    // The state says Installed: only the complete flag follows it.
+    await this.begin("state", "writing the state partition", () => this.writeState(system, claim));
     await this.begin("complete", "marking the install complete", () =>
       this.writeClaims(claim, true),
     );

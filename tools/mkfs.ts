@@ -15,9 +15,9 @@ export async function makeVfat(
     "1", // one sector per cluster keeps FAT32 valid down to 32 MiB (mtools rejects fewer clusters)
     "-n",
     options.label,
+    "--invariant", // no timestamps or random bytes (it also sets the volume id: -i must follow it)
     "-i",
-    options.volumeId, // 8 hex digits: fixed, so a resumed install writes the same bytes
-    "--invariant", // no timestamps or random bytes
+    options.volumeId, // 8 hex digits: fixed per partition, so a resumed install writes the same bytes
     file,
   ]);
 }

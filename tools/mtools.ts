@@ -1,5 +1,5 @@
-// mtools: writes files into FAT images without mounting them (the host kernel has no vfat).
-import { run } from "./exec.ts";
+// mtools: writes and reads FAT images without mounting them (the host kernel has no vfat).
+import { CommandError, type RunResult, run } from "./exec.ts";
 
 /** Creates each directory (parents first) in the FAT image. */
 export async function makeFatDirs(image: string, dirs: readonly string[]): Promise<void> {
@@ -31,4 +31,57 @@ export async function copyTreesIntoFat(image: string, sources: readonly string[]
     ...sources,
     "::/",
   ]);
+}
+
+/** The text of `path` in the FAT filesystem at byte `offset` of `disk`; undefined when no such file exists. */
+export async function readFatFile(
+  disk: string,
+  offset: number,
+  path: string,
+): Promise<string | undefined> {
+  return whenFound(
+    run("mtype", [
+      "-i",
+      `${disk}@@${offset}`, // the filesystem starts at this byte: a partition read in place
+      `::/${path}`,
+    ]),
+    (r) => r.stdout,
+  );
+}
+
+/** The names in folder `dir` of the FAT filesystem at byte `offset` of `disk` (folders end in "/"); undefined when it does not exist. */
+export async function listFatDir(
+  disk: string,
+  offset: number,
+  dir: string,
+): Promise<string[] | undefined> {
+  return whenFound(
+    run("mdir", [
+      "-b", // bare: one full path a line, no header, no "." and ".."
+      "-i",
+      `${disk}@@${offset}`, // the filesystem starts at this byte: a partition read in place
+      `::/${dir}`,
+    ]),
+    (r) =>
+      r.stdout
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => line.slice(line.lastIndexOf("/", line.length - 2) + 1)),
+  );
+}
+
+// mtools exits 1 both for a missing file and for a filesystem it cannot read; only its
+// message tells them apart.
+async function whenFound<T>(
+  running: Promise<RunResult>,
+  read: (r: RunResult) => T,
+): Promise<T | undefined> {
+  try {
+    return read(await running);
+  } catch (error) {
+    if (error instanceof CommandError && /File "[^"]*" not found$/m.test(error.stderrTail)) {
+      return undefined;
+    }
+    throw error;
+  }
 }

@@ -1,0 +1,277 @@
+// `inspect` as an operator runs it, on a disk that the real installer wrote: sparse image
+// files, real sfdisk, mtools and debugfs, no mocks.
+import { mkdtemp, open, rm, truncate, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cli } from "../../test/cli.ts";
+import { makeTestRelease } from "../../test/release-fixture.ts";
+import { run } from "../../tools/exec.ts";
+import { PARTITION_TYPES } from "../plan/gpt-types.ts";
+import type { Inspection } from "./types.ts";
+
+const MANIFEST = "examples/cluster.toml";
+const MIB = 1024 * 1024;
+const GIB = 1024 * MIB;
+
+let dir: string;
+let release: string;
+let disk: string;
+let counter = 0;
+
+async function sparse(size: number): Promise<string> {
+  const file = join(dir, `disk-${++counter}.img`);
+  await writeFile(file, "");
+  await truncate(file, size);
+  return file;
+}
+
+async function installOnto(file: string, env?: Record<string, string>) {
+  return cli(
+    [
+      "install",
+      "--manifest",
+      MANIFEST,
+      "--as",
+      "leader-1",
+      "--release",
+      release,
+      "--status-file",
+      join(dir, `status-${counter}.json`),
+      file,
+    ],
+    env ? { env } : {},
+  );
+}
+
+async function inspectJson(file: string): Promise<Inspection> {
+  const r = await cli(["inspect", "--json", file]);
+  expect(r.stderr).toBe("");
+  expect(r.code).toBe(0);
+  return JSON.parse(r.stdout) as Inspection;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "liken-inspect-test-"));
+  release = await makeTestRelease(join(dir, "release-1.0.0"), { version: "1.0.0" });
+  disk = await sparse(32 * GIB);
+  const r = await installOnto(disk);
+  expect(r.code, r.stderr).toBe(0);
+}, 120_000);
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("inspect --json on a complete install", () => {
+  it("reads the claim", async () => {
+    const i = await inspectJson(disk);
+    expect(i.claim).toMatchObject({
+      cluster: "mycluster",
+      machine: "leader-1",
+      release: "1.0.0",
+      use: "system",
+      complete: true,
+      copies: 2,
+    });
+    expect(i.claim.installId).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+    );
+    expect(Date.parse(i.claim.createdAt)).not.toBeNaN();
+    expect(i.path).toBe(disk);
+    expect(i.size).toBe(32 * GIB);
+  });
+
+  it("reads the partitions as the manifest's layout, and as sfdisk reads them", async () => {
+    const i = await inspectJson(disk);
+    expect(i.partitions.map((p) => [p.label, p.start / MIB, p.size / MIB, p.typeGuid])).toEqual([
+      ["liken-esp", 1, 512, PARTITION_TYPES.esp],
+      ["liken-a", 513, 2048, PARTITION_TYPES.slot],
+      ["liken-b", 2561, 2048, PARTITION_TYPES.slot],
+      ["liken-journal", 4609, 64, PARTITION_TYPES.journal],
+      ["liken-state", 4673, 1024, PARTITION_TYPES.state],
+      ["liken-containerd", 5697, 20480, PARTITION_TYPES.storage],
+      // The rest, up to the last MiB (the claim's tail copy and the backup GPT).
+      ["liken-local-volumes", 26177, 6590, PARTITION_TYPES.storage],
+    ]);
+    const table = JSON.parse((await run("sfdisk", ["--json", disk])).stdout).partitiontable;
+    expect(
+      i.partitions.map((p) => ({
+        name: p.label,
+        start: p.start / 512,
+        size: p.size / 512,
+        type: p.typeGuid,
+        uuid: p.partUuid,
+      })),
+    ).toEqual(
+      table.partitions.map((p: Record<string, unknown>) => ({
+        name: p.name,
+        start: p.start,
+        size: p.size,
+        type: p.type,
+        uuid: p.uuid,
+      })),
+    );
+  });
+
+  it("reads the slots, the boot entry and loader.conf from the ESP", async () => {
+    const i = await inspectJson(disk);
+    expect(i.slots).toEqual({
+      a: { version: "1.0.0", hashMatches: true },
+      b: { version: null, hashMatches: null },
+    });
+    expect(i.entries).toEqual([
+      {
+        fileName: "liken-a-1.0.0.conf",
+        slot: "a",
+        version: "1.0.0",
+        triesLeft: null,
+        triesDone: null,
+      },
+    ]);
+    expect(i.loaderConf).toBe("timeout 0\neditor no\nconsole-mode keep\n");
+  });
+
+  it("reads the state partition and the crash journal", async () => {
+    const i = await inspectJson(disk);
+    expect(i.installer).toMatchObject({
+      kind: "InstallerStatus",
+      phase: "Installed",
+      reason: "",
+      cluster: "mycluster",
+      machine: "leader-1",
+      version: "1.0.0",
+      installId: i.claim.installId,
+    });
+    expect(i.identity).toMatchObject({
+      cluster: "mycluster",
+      machine: "leader-1",
+      role: "leader",
+      installId: i.claim.installId,
+    });
+    expect(i.spec).toEqual({ version: "1.0.0" });
+    expect(i.status).toBeNull();
+    expect(i.journal).toEqual({ valid: true, installId: i.claim.installId });
+    expect(i.crashes).toEqual([]);
+    expect(i.problems).toEqual([]);
+  });
+
+  it("says which slot no longer hashes as its release after one byte changes", async () => {
+    const before = await inspectJson(disk);
+    const slotA = before.partitions.find((p) => p.label === "liken-a")!;
+    const at = slotA.start + 200 * 1024; // inside the 260 KiB root filesystem image
+    const file = await open(disk, "r+");
+    try {
+      const old = Buffer.alloc(1);
+      await file.read(old, 0, 1, at);
+      await file.write(Buffer.from([(old[0] ?? 0) ^ 0xff]), 0, 1, at);
+      try {
+        const after = await inspectJson(disk);
+        expect(after.slots.a).toEqual({ version: "1.0.0", hashMatches: false });
+        const human = await cli(["inspect", disk]);
+        expect(human.stdout).toMatch(/^ {2}a {5}1\.0\.0 {4}hash MISMATCH$/m);
+      } finally {
+        await file.write(old, 0, 1, at);
+      }
+    } finally {
+      await file.close();
+    }
+    expect((await inspectJson(disk)).slots.a.hashMatches).toBe(true);
+  });
+});
+
+describe("inspect for people", () => {
+  it("prints the claim, the partitions, slots, entries, spec, statuses and crashes", async () => {
+    const r = await cli(["inspect", disk]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe("");
+    const lines = r.stdout.split("\n");
+    expect(lines[0]).toBe(
+      `${disk}  32 GiB  liken system disk of mycluster/leader-1, release 1.0.0, install complete`,
+    );
+    expect(lines[1]).toMatch(/^ {2}install [0-9a-f-]{36} started \S+, 2 of 2 claim copies valid$/);
+    expect(r.stdout).toContain("\nPartitions\n  #  LABEL                START     SIZE     TYPE ");
+    expect(r.stdout).toMatch(/^ {2}2 {2}liken-a {14}513 MiB {3}2 GiB {4}slot {5}[0-9A-F-]{36}$/m);
+    expect(r.stdout).toContain(
+      "\nSlots\n  SLOT  VERSION  ROOTFS\n  a     1.0.0    hash ok\n  b     -        empty\n",
+    );
+    expect(r.stdout).toContain(
+      "\nBoot entries\n  FILE                SLOT  VERSION  TRIES\n  liken-a-1.0.0.conf  a     1.0.0    proven\n",
+    );
+    expect(r.stdout).toContain(
+      `\nSpec: version 1.0.0\nInstaller: Installed: installed on ${disk}\nMachine: not booted yet\nCrashes: 0 recorded\n`,
+    );
+    expect(r.stdout).not.toContain("Problems");
+  });
+});
+
+describe("inspect on disks that are not complete installs", () => {
+  it("refuses a blank disk", async () => {
+    const blank = await sparse(GIB);
+    const r = await cli(["inspect", blank]);
+    expect(r).toEqual({
+      stdout: "",
+      stderr: `liken-stick inspect: ${blank} is not a liken disk: no valid liken claim (liken-stick disks ${blank} says what it holds)\n`,
+      code: 1,
+    });
+  });
+
+  it("refuses a disk holding other data, with the reasons disks gives", async () => {
+    const foreign = await sparse(GIB);
+    await run("mkfs.ext4", ["-q", "-F", foreign]);
+    const r = await cli(["inspect", "--json", foreign]);
+    expect(r).toEqual({
+      stdout: "",
+      stderr: `liken-stick inspect: ${foreign} is not a liken disk: signature:ext4@0x438, nonzero-data:head (liken-stick disks ${foreign} says what it holds)\n`,
+      code: 1,
+    });
+  });
+
+  it("reads a partial install: what is there, and nulls for what is not", async () => {
+    const partial = await sparse(32 * GIB);
+    // Killed as it begins slot A: claim, GPT and ESP written; slot, journal and state not.
+    const killed = await installOnto(partial, { LIKEN_TEST_KILL_AT: "slot" });
+    expect(killed.code).toBe("SIGKILL");
+    const i = await inspectJson(partial);
+    expect(i.claim).toMatchObject({ machine: "leader-1", complete: false, copies: 2 });
+    expect(i.partitions).toHaveLength(7);
+    expect(i.entries?.map((e) => e.fileName)).toEqual(["liken-a-1.0.0.conf"]);
+    // The ESP names the release, but the slot does not hold it yet.
+    expect(i.slots).toEqual({
+      a: { version: "1.0.0", hashMatches: false },
+      b: { version: null, hashMatches: null },
+    });
+    expect(i).toMatchObject({
+      installer: null,
+      identity: null,
+      spec: null,
+      status: null,
+      journal: { valid: false, installId: null },
+      crashes: [],
+      problems: ["state:unreadable", "journal:invalid"],
+    });
+    const human = await cli(["inspect", partial]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain("install PARTIAL (run the same install again)");
+    expect(human.stdout).toContain(
+      "\nSpec: not readable\nInstaller: no status document\nMachine: not booted yet\nCrashes: crash journal header not valid\n",
+    );
+    expect(human.stdout).toContain(
+      "\nProblems: state:unreadable, journal:invalid (docs/inspect.md says what to do)\n",
+    );
+  });
+
+  it("reads a partial install killed before the ESP: no entries, no slots", async () => {
+    const partial = await sparse(32 * GIB);
+    const killed = await installOnto(partial, { LIKEN_TEST_KILL_AT: "esp" });
+    expect(killed.code).toBe("SIGKILL");
+    const i = await inspectJson(partial);
+    expect(i).toMatchObject({
+      entries: null,
+      loaderConf: null,
+      slots: { a: { version: null, hashMatches: null }, b: { version: null, hashMatches: null } },
+      problems: ["esp:unreadable", "state:unreadable", "journal:invalid"],
+    });
+    expect((await cli(["inspect", partial])).stdout).toContain("\nBoot entries\n  not readable\n");
+  });
+});

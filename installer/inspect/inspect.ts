@@ -1,0 +1,208 @@
+// `inspect`: reads an installed disk from outside, a device or an image file, without
+// mounting anything and without writing a byte. The claim decides whether it is liken's;
+// past that, every part is read on its own, and a part that is missing or unreadable (a
+// partial install, a damaged filesystem) is null and named in `problems`, never an error.
+import { constants, type FileHandle, open } from "node:fs/promises";
+import TOML from "@iarna/toml";
+import { LikenError } from "../../common/errors.ts";
+import { type Slot, slotDir } from "../boot-entries.ts";
+import { CLAIM_HEAD_OFFSET, CLAIM_SIZE, claimTailOffset, judgeClaim } from "../claim.ts";
+import { discoverDisks } from "../disks/discover.ts";
+import { inventoryDisks } from "../disks/index.ts";
+import { parseGpt } from "../gpt.ts";
+import { JOURNAL_HEADER_SIZE } from "../journal.ts";
+import { hashRegion } from "../write-image.ts";
+import { decodeJournalHeader } from "./journal-header.ts";
+import { type EspFiles, readEsp } from "./read-esp.ts";
+import { readState } from "./read-state.ts";
+import type {
+  Document,
+  InspectedClaim,
+  InspectedJournal,
+  InspectedPartition,
+  InspectedSlot,
+  Inspection,
+  Problem,
+} from "./types.ts";
+
+const MIB = 1024 * 1024;
+const SYSTEM_LABELS = ["liken-esp", "liken-a", "liken-b", "liken-journal", "liken-state"];
+
+/** What the liken disk at `path` holds; a LikenError refusal when it carries no valid claim. */
+export async function inspectDisk(path: string): Promise<Inspection> {
+  const [facts] = await discoverDisks([path]);
+  if (!facts) throw new Error(`${path} was not found`);
+  const handle = await open(path, constants.O_RDONLY);
+  try {
+    const claim = await readClaim(handle, facts.size);
+    if (!claim) throw await notLiken(path);
+    const problems: Problem[] = [];
+    const partitions = await readPartitions(handle, facts.logicalSectorSize, problems);
+    const find = (label: string) => partitions.find((p) => p.label === label);
+    if (claim.use === "system" && partitions.length > 0) {
+      for (const label of SYSTEM_LABELS.filter((l) => !find(l)))
+        problems.push(`partition-missing:${label}`);
+    }
+    const esp = await readPart(find("liken-esp"), "esp", problems, (p) => readEsp(path, p.start));
+    const state = await readPart(find("liken-state"), "state", problems, (p) =>
+      readState(path, p.start),
+    );
+    const slots = {
+      a: await inspectSlot(handle, "a", find("liken-a"), esp, problems),
+      b: await inspectSlot(handle, "b", find("liken-b"), esp, problems),
+    };
+    const journal = await inspectJournal(handle, find("liken-journal"), claim, problems);
+    return {
+      path,
+      size: facts.size,
+      claim,
+      partitions,
+      slots,
+      entries: esp?.entries ?? null,
+      loaderConf: esp?.loaderConf ?? null,
+      status: parse(state?.status, "status/status.json", JSON.parse, problems),
+      installer: parse(state?.installer, "status/installer.json", JSON.parse, problems),
+      identity: parse(state?.identity, "identity.json", JSON.parse, problems),
+      spec: parse(state?.spec, "spec.toml", TOML.parse, problems),
+      journal,
+      crashes: [],
+      problems,
+    };
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readClaim(handle: FileHandle, size: number): Promise<InspectedClaim | undefined> {
+  const verdict = judgeClaim(
+    await readAt(handle, CLAIM_HEAD_OFFSET, CLAIM_SIZE, size),
+    await readAt(handle, claimTailOffset(size), CLAIM_SIZE, size),
+  );
+  if (verdict.state !== "valid") return undefined;
+  const { claim, copies } = verdict;
+  return {
+    cluster: claim.cluster,
+    machine: claim.machine,
+    installId: claim.installId,
+    release: claim.release,
+    use: claim.use,
+    complete: claim.complete,
+    createdAt: new Date(claim.createdAt * 1000).toISOString(),
+    copies,
+  };
+}
+
+// The refusal names what the disk holds instead, as `disks` would say it.
+async function notLiken(path: string): Promise<LikenError> {
+  const [disk] = await inventoryDisks([path]).catch(() => []);
+  const reasons = disk?.reasons.length ? disk.reasons.join(", ") : "no valid liken claim";
+  return new LikenError(
+    "refused",
+    `${path} is not a liken disk: ${reasons}`,
+    `liken-stick disks ${path} says what it holds`,
+  );
+}
+
+async function readPartitions(
+  handle: FileHandle,
+  sectorSize: number,
+  problems: Problem[],
+): Promise<InspectedPartition[]> {
+  const gpt = parseGpt(await readAt(handle, 0, MIB), [sectorSize]);
+  if (!gpt) problems.push("gpt:none");
+  return (gpt?.entries ?? []).map((e) => ({
+    number: e.number,
+    label: e.name,
+    start: e.start,
+    size: e.size,
+    typeGuid: e.typeGuid,
+    partUuid: e.uuid,
+  }));
+}
+
+// A filesystem that cannot be read is a part of the disk that is not there yet, or broken.
+async function readPart<T>(
+  partition: InspectedPartition | undefined,
+  name: "esp" | "state",
+  problems: Problem[],
+  read: (p: InspectedPartition) => Promise<T>,
+): Promise<T | undefined> {
+  if (!partition) return undefined;
+  try {
+    return await read(partition);
+  } catch {
+    problems.push(`${name}:unreadable`);
+    return undefined;
+  }
+}
+
+async function inspectSlot(
+  handle: FileHandle,
+  slot: Slot,
+  partition: InspectedPartition | undefined,
+  esp: EspFiles | undefined,
+  problems: Problem[],
+): Promise<InspectedSlot> {
+  const file = `${slotDir(slot)}/release.toml`;
+  const release = parse(esp?.releases[slot], file, TOML.parse, problems);
+  if (!release) return { version: null, hashMatches: null };
+  const version = typeof release.version === "string" ? release.version : null;
+  const rootfs = (release.files as Document | undefined)?.["rootfs.img"] as Document | undefined;
+  const { sha256, size } = rootfs ?? {};
+  if (typeof sha256 !== "string" || typeof size !== "number") {
+    problems.push(`unparseable:${file}`);
+    return { version, hashMatches: null };
+  }
+  if (!partition || size > partition.size) {
+    if (partition) problems.push(`slot-too-small:${slot}`);
+    return { version, hashMatches: false };
+  }
+  // A disk shorter than its GPT says (a truncated image) cannot hold the release.
+  const actual = await hashRegion(handle, partition.start, size).catch(() => undefined);
+  if (actual === undefined) problems.push(`slot-unreadable:${slot}`);
+  return { version, hashMatches: actual === sha256 };
+}
+
+async function inspectJournal(
+  handle: FileHandle,
+  partition: InspectedPartition | undefined,
+  claim: InspectedClaim,
+  problems: Problem[],
+): Promise<InspectedJournal | null> {
+  if (!partition) return null;
+  const header = decodeJournalHeader(await readAt(handle, partition.start, JOURNAL_HEADER_SIZE));
+  if (!header) problems.push("journal:invalid");
+  else if (header.installId !== claim.installId) problems.push("journal:other-install");
+  return { valid: header !== undefined, installId: header?.installId ?? null };
+}
+
+// A document that is there but does not parse is reported, not thrown: the rest still reads.
+function parse(
+  text: string | null | undefined,
+  file: string,
+  parser: (text: string) => unknown,
+  problems: Problem[],
+): Document | null {
+  if (text === null || text === undefined) return null;
+  try {
+    const value = parser(text);
+    if (typeof value === "object" && value !== null && !Array.isArray(value))
+      return value as Document;
+  } catch {
+    // reported below
+  }
+  problems.push(`unparseable:${file}`);
+  return null;
+}
+
+async function readAt(
+  handle: FileHandle,
+  position: number,
+  length: number,
+  diskSize = Number.POSITIVE_INFINITY,
+): Promise<Buffer> {
+  const buffer = Buffer.alloc(Math.max(0, Math.min(length, diskSize - position)));
+  if (buffer.length === 0 || position < 0) return Buffer.alloc(0);
+  const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+  return buffer.subarray(0, bytesRead);
+}

@@ -1,0 +1,99 @@
+// `inspect` for people: the claim, then one short section per part of the disk.
+import { formatSizeShort } from "../../common/size.ts";
+import { renderTable } from "../../common/table.ts";
+import { PARTITION_TYPES } from "../plan/gpt-types.ts";
+import { entryState } from "./entry-name.ts";
+import type { Document, InspectedEntry, InspectedSlot, Inspection } from "./types.ts";
+
+export function renderInspection(i: Inspection): string {
+  const out = [
+    ...claimLines(i),
+    "",
+    "Partitions",
+    i.partitions.length === 0 ? "  none (no GPT)" : partitionTable(i),
+    "",
+    "Slots",
+    renderTable(
+      ["SLOT", "VERSION", "ROOTFS"],
+      (["a", "b"] as const).map((s) => [s, i.slots[s].version ?? "-", rootfs(i.slots[s])]),
+      "  ",
+    ),
+    "",
+    "Boot entries",
+    entryLines(i.entries),
+    "",
+    `Spec: ${i.spec ? `version ${text(i.spec.version)}` : "not readable"}`,
+    `Installer: ${i.installer ? phaseLine(i.installer) : "no status document"}`,
+    `Machine: ${i.status ? machineLine(i.status) : "not booted yet"}`,
+    `Crashes: ${crashLine(i)}`,
+  ];
+  if (i.problems.length > 0) {
+    out.push("", `Problems: ${i.problems.join(", ")} (docs/inspect.md says what to do)`);
+  }
+  return `${out.join("\n")}\n`;
+}
+
+function claimLines(i: Inspection): string[] {
+  const c = i.claim;
+  const state = c.complete ? "install complete" : "install PARTIAL (run the same install again)";
+  return [
+    `${i.path}  ${formatSizeShort(i.size)}  liken ${c.use} disk of ${c.cluster}/${c.machine}, release ${c.release}, ${state}`,
+    `  install ${c.installId} started ${c.createdAt}, ${c.copies} of 2 claim copies valid`,
+  ];
+}
+
+const TYPE_NAMES = new Map<string, string>(
+  Object.entries(PARTITION_TYPES).map(([name, guid]) => [guid, name]),
+);
+
+function partitionTable(i: Inspection): string {
+  const rows = i.partitions.map((p) => [
+    String(p.number),
+    p.label,
+    formatSizeShort(p.start),
+    formatSizeShort(p.size),
+    TYPE_NAMES.get(p.typeGuid) ?? p.typeGuid,
+    p.partUuid,
+  ]);
+  return renderTable(["#", "LABEL", "START", "SIZE", "TYPE", "PARTUUID"], rows, "  ");
+}
+
+function rootfs(s: InspectedSlot): string {
+  if (s.hashMatches === true) return "hash ok";
+  if (s.hashMatches === false) return "hash MISMATCH";
+  return s.version === null ? "empty" : "no rootfs hash";
+}
+
+function entryLines(entries: readonly InspectedEntry[] | null): string {
+  if (entries === null) return "  not readable";
+  if (entries.length === 0) return "  none";
+  const rows = entries.map((e) => [e.fileName, e.slot ?? "-", e.version ?? "-", tries(e)]);
+  return renderTable(["FILE", "SLOT", "VERSION", "TRIES"], rows, "  ");
+}
+
+function tries(e: InspectedEntry): string {
+  if (e.slot === null) return "not a liken entry";
+  const state = entryState(e);
+  return state === "blessed" ? "proven" : `${state}: ${e.triesLeft} left, ${e.triesDone} done`;
+}
+
+function phaseLine(d: Document): string {
+  const reason = text(d.reason, "");
+  return `${text(d.phase)}${reason ? ` (${reason})` : ""}: ${text(d.message, "")}`;
+}
+
+function machineLine(d: Document): string {
+  const boot = typeof d.boot === "object" && d.boot !== null ? (d.boot as Document) : {};
+  return `${text(d.phase)}, version ${text(d.version)} slot ${text(d.slot)}${boot.trial === true ? " (trial)" : ""}, updated ${text(d.updatedAt)}`;
+}
+
+function crashLine(i: Inspection): string {
+  if (i.journal === null) return "no crash journal";
+  if (!i.journal.valid) return "crash journal header not valid";
+  return `${i.crashes.length} recorded`;
+}
+
+// Documents come from the disk: a field of the wrong type shows as "?" rather than throwing.
+function text(value: unknown, fallback = "?"): string {
+  return typeof value === "string" || typeof value === "number" ? String(value) : fallback;
+}

@@ -1,0 +1,75 @@
+// What `inspect` reads from an installed disk: the `inspect --json` contract (DESIGN.md
+// section 2), and docs/inspect.md field by field. Absent or unreadable parts are null.
+import type { Slot } from "../boot-entries.ts";
+import type { ClaimSummary } from "../disks/types.ts";
+
+/** A JSON object read from the disk as it is: the installer and the boot agent own its shape. */
+export type Document = Readonly<Record<string, unknown>>;
+
+export interface InspectedClaim extends ClaimSummary {
+  /** How many of the two copies verify: 1 means a write was torn, or a copy was overwritten. */
+  readonly copies: 1 | 2;
+}
+
+export interface InspectedPartition {
+  readonly number: number;
+  readonly label: string;
+  /** Bytes from the start of the disk. */
+  readonly start: number;
+  readonly size: number;
+  readonly typeGuid: string;
+  readonly partUuid: string;
+}
+
+export interface InspectedSlot {
+  /** The version in the slot's release.toml on the ESP; null when the slot holds no release. */
+  readonly version: string | null;
+  /** Whether the slot's first bytes hash to release.toml's rootfs.img sha256; null without one. */
+  readonly hashMatches: boolean | null;
+}
+
+export interface InspectedEntry {
+  readonly fileName: string;
+  /** null for a file in loader/entries that is not a liken entry. */
+  readonly slot: Slot | null;
+  readonly version: string | null;
+  /** Boot counting: null when the name carries no counter (the entry is proven). */
+  readonly triesLeft: number | null;
+  readonly triesDone: number | null;
+}
+
+export interface InspectedJournal {
+  /** Magic, format version and CRC of the header verify. */
+  readonly valid: boolean;
+  readonly installId: string | null;
+}
+
+/**
+ * Closed-enum notes on what could not be read: `gpt:none`, `partition-missing:LABEL`,
+ * `esp:unreadable`, `state:unreadable`, `unparseable:FILE`, `journal:invalid`,
+ * `journal:other-install`, `slot-too-small:SLOT`, `slot-unreadable:SLOT`.
+ */
+export type Problem = string;
+
+export interface Inspection {
+  readonly path: string;
+  readonly size: number;
+  readonly claim: InspectedClaim;
+  readonly partitions: readonly InspectedPartition[];
+  readonly slots: Readonly<Record<Slot, InspectedSlot>>;
+  /** Files in the ESP's loader/entries, by name; null when the ESP cannot be read. */
+  readonly entries: readonly InspectedEntry[] | null;
+  readonly loaderConf: string | null;
+  /** The installed machine's status/status.json (DESIGN.md section 7); null before its first boot. */
+  readonly status: Document | null;
+  /** status/installer.json: the installer's status document. */
+  readonly installer: Document | null;
+  readonly identity: Document | null;
+  /** spec.toml, parsed. */
+  readonly spec: Document | null;
+  /** null when the disk has no liken-journal partition. */
+  readonly journal: InspectedJournal | null;
+  /** Crash records, newest first. The record format is the boot agent's; none is read yet. */
+  readonly crashes: readonly Document[];
+  readonly problems: readonly Problem[];
+}
