@@ -19,6 +19,8 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs -o mode=0755 tmpfs /run
+# The kernel loads modules it needs itself (crc32c for ext4) through this helper.
+echo /bin/modprobe > /proc/sys/kernel/modprobe
 
 VERSION=${o.version}
 FAULT=${o.fault ?? ""}
@@ -40,18 +42,19 @@ for word in $(cat /proc/cmdline); do
 done
 [ -n "$SLOT" ] || hold "no liken.slot= on the kernel command line"
 
-# Drivers for the hardware present, by modalias, then what the agent itself needs.
-find /sys/devices -name modalias -exec cat {} + 2>/dev/null | sort -u | xargs modprobe -qa 2>/dev/null
-modprobe -qa ext4 erofs efivarfs efi_pstore 2>/dev/null
+modprobe -qa efivarfs efi_pstore ext4 erofs 2>/dev/null
 mount -t efivarfs efivarfs /sys/firmware/efi/efivars 2>/dev/null
 
 [ "$FAULT" = panic ] && echo c > /proc/sysrq-trigger
 [ "$FAULT" = hang ] && while :; do :; done
 
+# Drivers for the hardware present, by modalias, in rounds: a bus driver (virtio_pci, ahci)
+# brings new devices whose modalias asks for the next driver (virtio_blk, sd_mod).
 STATE=
-for tries in $(seq 1 50); do
+for round in $(seq 1 50); do
+  find /sys/devices -name modalias -exec cat {} + 2>/dev/null | sort -u | xargs modprobe -qa 2>/dev/null
   for u in /sys/class/block/*/uevent; do
-    if grep -qx PARTNAME=liken-state "$u"; then STATE=$(sed -n 's/^DEVNAME=//p' "$u"); fi
+    [ -f "$u" ] && grep -qx PARTNAME=liken-state "$u" && STATE=$(sed -n 's/^DEVNAME=//p' "$u")
   done
   [ -n "$STATE" ] && break
   sleep 0.2

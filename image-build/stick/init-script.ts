@@ -19,6 +19,8 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs -o mode=0755 tmpfs /run
 mount -t tmpfs tmpfs /tmp
+# The kernel loads modules it needs itself (crc32c for ext4) through this helper.
+echo /bin/modprobe > /proc/sys/kernel/modprobe
 echo 1 > /proc/sys/kernel/printk 2>/dev/null
 
 say() {

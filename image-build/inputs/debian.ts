@@ -1,0 +1,112 @@
+// The Debian packages the images are built from, pinned in image-build/packages.lock.json
+// (written by scripts/lock-packages.ts): fetched with apt-get download into a cache outside
+// git, verified by size and sha256 every time they are used, unpacked with dpkg-deb.
+import { mkdir, mkdtemp, readFile, rename, rm, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { LikenError } from "../../common/errors.ts";
+import { downloadDebs } from "../../tools/apt.ts";
+import { extractDeb } from "../../tools/dpkg-deb.ts";
+import { CommandError } from "../../tools/exec.ts";
+import { defaultCacheDir, findFileDigest, hasDigest } from "./cache.ts";
+
+/** One entry of packages.lock.json. */
+export interface LockedDeb {
+  readonly name: string;
+  readonly version: string;
+  readonly arch: string;
+  /** The name apt-get download gives the file (an epoch's colon is `%3a`). */
+  readonly filename: string;
+  readonly sha256: string;
+  readonly size: number;
+}
+
+export const PACKAGES_JSON = fileURLToPath(new URL("../packages.json", import.meta.url));
+export const PACKAGES_LOCK = fileURLToPath(new URL("../packages.lock.json", import.meta.url));
+const RELOCK = "npx tsx scripts/lock-packages.ts";
+
+export async function readPackagesLock(file = PACKAGES_LOCK): Promise<LockedDeb[]> {
+  return JSON.parse(await readFile(file, "utf8")) as LockedDeb[];
+}
+
+/**
+ * Every package of the lock file as a verified .deb in the cache, by package name. Cached
+ * files are used when their sha256 matches; the others are downloaded with apt-get.
+ */
+export async function requireDebianPackages(
+  cacheDir: string = defaultCacheDir("debs"),
+): Promise<Map<string, string>> {
+  const lock = await readPackagesLock();
+  return await fetchDebs(lock, cacheDir);
+}
+
+/** Exported for scripts/lock-packages.ts, which passes the hashes from apt's signed index. */
+export async function fetchDebs(
+  entries: readonly LockedDeb[],
+  cacheDir: string,
+): Promise<Map<string, string>> {
+  await mkdir(cacheDir, { recursive: true });
+  const paths = new Map(entries.map((e) => [e.name, join(cacheDir, e.filename)]));
+  const cached = await Promise.all(
+    entries.map((e) => hasDigest(paths.get(e.name)!, e.size, e.sha256)),
+  );
+  const missing = entries.filter((_, i) => !cached[i]);
+  if (missing.length === 0) return paths;
+
+  // Download into a private folder, then rename each verified file into place: a build
+  // running beside this one never sees a half-written .deb.
+  const staging = await mkdtemp(join(cacheDir, ".download-"));
+  try {
+    await downloadDebs(missing, staging).catch((error: unknown) => {
+      throw new LikenError(
+        "failed",
+        `apt-get could not download ${missing.map((e) => `${e.name}=${e.version}`).join(" ")}${toolSaid(error)}`,
+        `check the Debian mirror and run apt-get update; if the mirror no longer offers these versions, run ${RELOCK}`,
+        undefined,
+        { cause: error },
+      );
+    });
+    for (const entry of missing) {
+      const file = join(staging, entry.filename);
+      const got = await findFileDigest(file);
+      if (got === undefined)
+        throw new LikenError(
+          "failed",
+          `apt-get download of ${entry.name}=${entry.version} wrote no ${entry.filename}`,
+          `check its architecture (${entry.arch}) in image-build/packages.lock.json, or run ${RELOCK}`,
+        );
+      if (got.sha256 !== entry.sha256 || got.size !== entry.size)
+        throw new LikenError(
+          "failed",
+          `the Debian package ${entry.name} ${entry.version} has sha256 ${got.sha256} (${got.size} bytes), but image-build/packages.lock.json pins sha256 ${entry.sha256} (${entry.size} bytes)`,
+          `the mirror serves other bytes for this version: check the mirror in /etc/apt/sources.list; to accept what it serves now, run ${RELOCK} and review the lock file's diff`,
+        );
+      await rename(file, paths.get(entry.name)!);
+    }
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+  return paths;
+}
+
+/** Unpacks the files of every .deb into `destDir` (no maintainer scripts run). */
+export async function unpackDebs(debPaths: readonly string[], destDir: string): Promise<void> {
+  await mkdir(destDir, { recursive: true });
+  // Two dpkg-deb at a time, largest first: the kernel package alone takes some 3 s, and the
+  // small ones all unpack beside it.
+  const sizes = new Map(
+    await Promise.all(debPaths.map(async (p) => [p, (await stat(p)).size] as const)),
+  );
+  const queue = [...debPaths].sort((a, b) => sizes.get(b)! - sizes.get(a)!);
+  const worker = async () => {
+    for (let deb = queue.shift(); deb; deb = queue.shift()) await extractDeb(deb, destDir);
+  };
+  await Promise.all([worker(), worker()]);
+}
+
+/** `: <the tool's error line>` for a failed command (apt prints its reason on an `E:` line). */
+export function toolSaid(error: unknown): string {
+  if (!(error instanceof CommandError) || !error.stderrTail) return "";
+  const lines = error.stderrTail.split("\n");
+  return `: ${lines.filter((l) => l.startsWith("E:")).at(-1) ?? lines.at(-1)}`;
+}

@@ -1,0 +1,29 @@
+// What the image build is made from: pinned Debian packages, the pinned Node.js binary,
+// the shared libraries the tools need, and the kernel modules the initramfs carries.
+export { defaultCacheDir } from "./cache.ts";
+export {
+  type LockedDeb,
+  PACKAGES_LOCK,
+  readPackagesLock,
+  requireDebianPackages,
+  unpackDebs,
+} from "./debian.ts";
+export { type ElfInfo, findElfInfo, LIBRARY_DIRS, resolveLibraries } from "./elf.ts";
+export {
+  allDriversUnder,
+  type BootModules,
+  bootModules,
+  decompressedPath,
+  decompressModule,
+  decompressModules,
+  type ModuleEntry,
+  type ModuleIndex,
+  moduleClosure,
+  moduleName,
+  readModuleIndex,
+  resolveModalias,
+  STICK_DRIVER_PREFIXES,
+  STICK_NAMED_MODULES,
+  stickModules,
+} from "./modules.ts";
+export { NODE_LOCK, type NodeLock, readNodeLock, requireNodeBinary } from "./node.ts";

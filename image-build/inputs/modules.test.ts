@@ -1,0 +1,211 @@
+import { describe, expect, it } from "vitest";
+import {
+  allDriversUnder,
+  type ModuleIndex,
+  matchesPattern,
+  moduleClosure,
+  moduleName,
+  parseBuiltinModinfo,
+  parseModuleList,
+  parseModulesAlias,
+  parseModulesDep,
+  parseModulesSoftdep,
+  resolveModalias,
+} from "./modules.ts";
+
+// Lines as depmod writes them for Debian's 6.1.0-57-amd64.
+const DEP = `kernel/drivers/virtio/virtio.ko: kernel/drivers/virtio/virtio_ring.ko
+kernel/drivers/virtio/virtio_ring.ko:
+kernel/drivers/virtio/virtio_pci_modern_dev.ko:
+kernel/drivers/virtio/virtio_pci_legacy_dev.ko:
+kernel/drivers/virtio/virtio_pci.ko: kernel/drivers/virtio/virtio_pci_legacy_dev.ko kernel/drivers/virtio/virtio_pci_modern_dev.ko kernel/drivers/virtio/virtio.ko kernel/drivers/virtio/virtio_ring.ko
+kernel/drivers/block/virtio_blk.ko: kernel/drivers/virtio/virtio.ko kernel/drivers/virtio/virtio_ring.ko
+kernel/drivers/nvme/host/nvme-core.ko: kernel/block/t10-pi.ko kernel/lib/crc64-rocksoft.ko
+kernel/drivers/nvme/host/nvme.ko.xz: kernel/drivers/nvme/host/nvme-core.ko kernel/block/t10-pi.ko kernel/lib/crc64-rocksoft.ko
+kernel/block/t10-pi.ko:
+kernel/lib/crc64-rocksoft.ko:
+kernel/fs/ext4/ext4.ko: kernel/lib/crc16.ko kernel/fs/mbcache.ko kernel/fs/jbd2/jbd2.ko
+kernel/lib/crc16.ko:
+kernel/fs/mbcache.ko:
+kernel/fs/jbd2/jbd2.ko:
+kernel/crypto/crc32c_generic.ko:
+kernel/arch/x86/crypto/crc32c-intel.ko:
+kernel/drivers/usb/storage/usb-storage.ko: kernel/drivers/scsi/scsi_mod.ko
+kernel/drivers/scsi/scsi_mod.ko:
+`;
+
+const ALIAS = `# Aliases extracted from modules themselves.
+alias pci:v00001AF4d*sv*sd*bc*sc*i* virtio_pci
+alias virtio:d00000002v* virtio_blk
+alias pci:v*d*sv*sd*bc01sc08i02* nvme
+alias pci:v0000106Bd00002005sv*sd*bc*sc*i* nvme
+alias crypto-crc32c crc32c_intel
+alias crc32c crc32c_intel
+alias crypto-crc32c crc32c_generic
+alias crc32c crc32c_generic
+alias usb:v13FDp3940d0[0-2]*dc*dsc*dp*ic*isc*ip*in* usb_storage
+alias usb:v*p*d*dc*dsc*dp*ic08isc06ip50in* usb-storage
+`;
+
+const SOFTDEP = `# Soft dependencies extracted from modules themselves.
+softdep ext4 pre: crypto-crc32c
+softdep jbd2 pre: crypto-crc32c
+softdep cifs gcm
+softdep cifs ccm
+`;
+
+const BUILTIN = `kernel/drivers/ata/libata.ko
+kernel/drivers/tty/serial/8250/8250.ko
+kernel/fs/pstore/pstore.ko
+`;
+
+const ORDER = `kernel/drivers/virtio/virtio_ring.ko
+kernel/drivers/virtio/virtio.ko
+kernel/drivers/virtio/virtio_pci_legacy_dev.ko
+kernel/drivers/virtio/virtio_pci_modern_dev.ko
+kernel/drivers/virtio/virtio_pci.ko
+kernel/drivers/block/virtio_blk.ko
+`;
+
+function index(): ModuleIndex {
+  const modules = parseModulesDep(DEP);
+  return {
+    kernel: "6.1.0-57-amd64",
+    modules: new Map(modules.map((m) => [m.name, m])),
+    builtin: new Set(parseModuleList(BUILTIN)),
+    aliases: [
+      ...parseModulesAlias(ALIAS),
+      ...parseBuiltinModinfo("8250.alias=serial8250\0pstore.parm=backend:string\0"),
+    ],
+    softdeps: parseModulesSoftdep(SOFTDEP),
+    order: new Map(parseModuleList(ORDER).map((n, i) => [n, i])),
+  };
+}
+
+describe("module names", () => {
+  it("normalizes file names the way the kernel does", () => {
+    expect(moduleName("kernel/drivers/usb/storage/usb-storage.ko.xz")).toBe("usb_storage");
+    expect(moduleName("kernel/fs/nls/nls_iso8859-1.ko")).toBe("nls_iso8859_1");
+    expect(moduleName("hid-generic")).toBe("hid_generic");
+    expect(moduleName("crc32c-intel.ko.zst")).toBe("crc32c_intel");
+  });
+});
+
+describe("parsers", () => {
+  it("reads modules.dep paths and transitive dependencies by name", () => {
+    const nvme = parseModulesDep(DEP).find((m) => m.name === "nvme");
+    expect(nvme).toEqual({
+      name: "nvme",
+      path: "kernel/drivers/nvme/host/nvme.ko.xz",
+      depends: ["nvme_core", "t10_pi", "crc64_rocksoft"],
+    });
+    expect(parseModulesDep(DEP).find((m) => m.name === "virtio_ring")?.depends).toEqual([]);
+  });
+
+  it("reads aliases, skipping comments, with module names normalized", () => {
+    const aliases = parseModulesAlias(ALIAS);
+    expect(aliases[0]).toEqual(["pci:v00001AF4d*sv*sd*bc*sc*i*", "virtio_pci"]);
+    expect(aliases.at(-1)).toEqual(["usb:v*p*d*dc*dsc*dp*ic08isc06ip50in*", "usb_storage"]);
+    expect(aliases).toHaveLength(10);
+  });
+
+  it("reads softdeps like kmod: only the words after pre: or post:", () => {
+    const soft = parseModulesSoftdep(SOFTDEP);
+    expect(soft.get("ext4")).toEqual(["crypto-crc32c"]);
+    expect(soft.get("cifs")).toEqual([]);
+    expect(parseModulesSoftdep("softdep a pre: b c post: d\n").get("a")).toEqual(["b", "c", "d"]);
+  });
+
+  it("reads the built-ins and their aliases", () => {
+    expect(parseModuleList(BUILTIN)).toEqual(["libata", "8250", "pstore"]);
+    expect(parseBuiltinModinfo("8250.alias=serial8250\0pstore.parm=backend:string\0")).toEqual([
+      ["serial8250", "8250"],
+    ]);
+  });
+});
+
+describe("moduleClosure", () => {
+  it("adds every dependency, in modules.order order", () => {
+    expect(moduleClosure(index(), ["virtio_blk", "virtio-pci"])).toEqual([
+      "virtio_ring",
+      "virtio",
+      "virtio_pci_legacy_dev",
+      "virtio_pci_modern_dev",
+      "virtio_pci",
+      "virtio_blk",
+    ]);
+  });
+
+  it("follows softdeps through aliases, and resolves built-ins to nothing", () => {
+    expect(moduleClosure(index(), ["ext4", "libata", "8250"]).sort()).toEqual([
+      "crc16",
+      "crc32c_generic",
+      "crc32c_intel",
+      "ext4",
+      "jbd2",
+      "mbcache",
+    ]);
+  });
+
+  it("names a module the kernel lacks", () => {
+    expect(() => moduleClosure(index(), ["nvme", "no_such_driver"])).toThrow(
+      "kernel 6.1.0-57-amd64 has no module or alias no_such_driver",
+    );
+  });
+});
+
+describe("allDriversUnder", () => {
+  it("selects modules by folder", () => {
+    expect(
+      allDriversUnder(index(), ["kernel/drivers/nvme/", "kernel/drivers/usb/storage/"]),
+    ).toEqual(["nvme", "nvme_core", "usb_storage"]);
+  });
+});
+
+describe("fnmatch", () => {
+  it.each([
+    ["pci:v*d*sv*sd*bc01sc08i02*", "pci:v0000144Dd0000A808sv0000144Dsd0000A801bc01sc08i02", true],
+    ["pci:v*d*sv*sd*bc01sc08i02*", "pci:v0000144Dd0000A808sv0000144Dsd0000A801bc01sc06i01", false],
+    ["usb:v13FDp3940d0[0-2]*dc*", "usb:v13FDp3940d0150dc00", true],
+    ["usb:v13FDp3940d0[0-2]*dc*", "usb:v13FDp3940d0350dc00", false],
+    ["a[!0-2]b", "a3b", true],
+    ["a[!0-2]b", "a1b", false],
+    ["a[]]b", "a]b", true],
+    ["a?c", "abc", true],
+    ["a?c", "ac", false],
+    ["x[y", "x[y", true],
+    ["a\\*b", "a*b", true],
+    ["a\\*b", "axb", false],
+    ["dmi*:svnQEMU:*", "dmi:bvnEDKII:svnQEMU:pnStandardPC", true],
+    ["a.b", "axb", false],
+  ])("%s against %s is %s", (pattern, text, want) => {
+    expect(matchesPattern(pattern, text)).toBe(want);
+  });
+});
+
+describe("resolveModalias", () => {
+  const aliases = index().aliases;
+  it("maps QEMU's virtio-blk PCI function to virtio_pci and its virtio device to virtio_blk", () => {
+    expect(
+      resolveModalias("pci:v00001AF4d00001001sv00001AF4sd00000002bc01sc00i00", aliases),
+    ).toEqual(["virtio_pci"]);
+    expect(resolveModalias("virtio:d00000002v00001AF4", aliases)).toEqual(["virtio_blk"]);
+  });
+
+  it("maps NVMe controllers by class, and an Apple one by id too (once)", () => {
+    expect(
+      resolveModalias("pci:v00001B36d00000010sv00001AF4sd00001100bc01sc08i02", aliases),
+    ).toEqual(["nvme"]);
+    expect(
+      resolveModalias("pci:v0000106Bd00002005sv00000000sd00000000bc01sc08i02", aliases),
+    ).toEqual(["nvme"]);
+  });
+
+  it("maps an alias to every module that claims it, and a built-in's alias to the built-in", () => {
+    expect(resolveModalias("crypto-crc32c", aliases)).toEqual(["crc32c_intel", "crc32c_generic"]);
+    expect(resolveModalias("serial8250", aliases)).toEqual(["8250"]);
+    expect(
+      resolveModalias("pci:v00008086d00002922sv00001AF4sd00001100bc01sc06i01", aliases),
+    ).toEqual([]);
+  });
+});

@@ -1,0 +1,362 @@
+// The kernel modules an initramfs carries: parsed from the unpacked kernel package's
+// indexes (modules.dep, modules.alias, modules.softdep, modules.builtin, modules.order),
+// closed over their dependencies, and written out as the boot-modules.json value of
+// DESIGN.md section 4, with the alias table that turns a device's modalias into a driver.
+import { copyFile, mkdir, readdir, readFile, stat } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { LikenError } from "../../common/errors.ts";
+import { writeModuleIndexes } from "../../tools/depmod.ts";
+import { decompressInPlace } from "../../tools/xz.ts";
+
+export interface ModuleEntry {
+  /** The kernel's name: `usb_storage` (`-` in file names reads as `_`). */
+  readonly name: string;
+  /** Relative to lib/modules/<kernel>/, as modules.dep writes it. */
+  readonly path: string;
+  /** Every module it needs (modules.dep lists them transitively), by name. */
+  readonly depends: readonly string[];
+}
+
+export type Alias = readonly [pattern: string, module: string];
+
+export interface ModuleIndex {
+  readonly kernel: string;
+  readonly modules: ReadonlyMap<string, ModuleEntry>;
+  readonly builtin: ReadonlySet<string>;
+  /** modules.alias, then the built-ins' aliases from modules.builtin.modinfo. */
+  readonly aliases: readonly Alias[];
+  /** `softdep ext4 pre: crypto-crc32c`: names or aliases to load beside a module. */
+  readonly softdeps: ReadonlyMap<string, readonly string[]>;
+  /** Module name -> its place in modules.order (the kernel's link order). */
+  readonly order: ReadonlyMap<string, number>;
+}
+
+/** The boot-modules.json value (DESIGN.md section 4). */
+export interface BootModules {
+  readonly kernel: string;
+  readonly modules: readonly ModuleEntry[];
+  readonly builtin: readonly string[];
+  readonly aliases: readonly Alias[];
+}
+
+/**
+ * Folders (relative to lib/modules/<kernel>/) whose every module the stick carries: every
+ * storage, USB host and storage, and wired NIC driver Debian builds for amd64.
+ */
+export const STICK_DRIVER_PREFIXES: readonly string[] = [
+  "kernel/drivers/ata/",
+  "kernel/drivers/scsi/",
+  "kernel/drivers/nvme/",
+  "kernel/drivers/block/",
+  "kernel/drivers/virtio/",
+  "kernel/drivers/usb/host/",
+  "kernel/drivers/usb/storage/",
+  "kernel/drivers/net/ethernet/",
+  "kernel/drivers/net/usb/", // USB Ethernet adapters (NUCs and laptops without a port)
+];
+
+/** Modules the stick carries by name, besides the folders above. */
+export const STICK_NAMED_MODULES: readonly string[] = [
+  // disks and NICs of QEMU and of common servers (most also lie in the folders above)
+  "virtio_blk",
+  "virtio_pci",
+  "virtio_net",
+  "virtio_scsi",
+  "nvme",
+  "ahci",
+  "sd_mod",
+  "usb_storage",
+  "uas",
+  "xhci_pci",
+  "ehci_pci",
+  "megaraid_sas",
+  "mpt3sas",
+  "e1000e",
+  "igb",
+  "ixgbe",
+  "i40e",
+  "mlx5_core",
+  // filesystems: the ESP (FAT needs its codepages), the state partition, release images
+  "vfat",
+  "nls_cp437",
+  "nls_iso8859_1",
+  "nls_ascii",
+  "ext4",
+  "erofs",
+  // crash records and the watchdog (DESIGN.md sections 5 and 6)
+  "efivarfs",
+  "efi_pstore",
+  "pstore_blk",
+  "i6300esb",
+  "crc32c_generic",
+  // a USB keyboard for the menu
+  "usbhid",
+  "hid_generic",
+];
+
+/** The names the stick carries: every module under STICK_DRIVER_PREFIXES and STICK_NAMED_MODULES. */
+export function stickModules(index: ModuleIndex): string[] {
+  return [...new Set([...allDriversUnder(index, STICK_DRIVER_PREFIXES), ...STICK_NAMED_MODULES])];
+}
+
+const COMPRESSION = /\.(xz|zst|gz)$/;
+
+/** `kernel/drivers/usb/storage/usb-storage.ko.xz` -> `usb_storage`, as the kernel names it. */
+export function moduleName(pathOrName: string): string {
+  return basename(pathOrName).replace(COMPRESSION, "").replace(/\.ko$/, "").replaceAll("-", "_");
+}
+
+/** The path a module has once decompressed: `.ko.xz` -> `.ko`. */
+export function decompressedPath(path: string): string {
+  return path.replace(COMPRESSION, "");
+}
+
+function lines(text: string): string[] {
+  return text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !l.startsWith("#"));
+}
+
+/** modules.dep: `path: dependency-path ...`, one module a line. */
+export function parseModulesDep(text: string): ModuleEntry[] {
+  return lines(text).map((line) => {
+    const colon = line.indexOf(":");
+    const path = line.slice(0, colon);
+    const depends = line
+      .slice(colon + 1)
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(moduleName);
+    return { name: moduleName(path), path, depends };
+  });
+}
+
+/** modules.alias: `alias pattern module`. */
+export function parseModulesAlias(text: string): Alias[] {
+  const out: Alias[] = [];
+  for (const line of lines(text)) {
+    const [word, pattern, module] = line.split(/\s+/);
+    if (word === "alias" && pattern && module) out.push([pattern, moduleName(module)]);
+  }
+  return out;
+}
+
+/** modules.builtin and modules.order: one module path a line; returns names. */
+export function parseModuleList(text: string): string[] {
+  return lines(text).map(moduleName);
+}
+
+/** modules.softdep: `softdep module pre: a b post: c` (words before `pre:`/`post:` are ignored, as kmod does). */
+export function parseModulesSoftdep(text: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const line of lines(text)) {
+    const [word, module, ...rest] = line.split(/\s+/);
+    if (word !== "softdep" || !module) continue;
+    let mode: "none" | "pre" | "post" = "none";
+    const deps = out.get(moduleName(module)) ?? [];
+    for (const token of rest) {
+      if (token === "pre:") mode = "pre";
+      else if (token === "post:") mode = "post";
+      else if (mode !== "none") deps.push(token);
+    }
+    out.set(moduleName(module), deps);
+  }
+  return out;
+}
+
+/** modules.builtin.modinfo: NUL-separated `module.key=value`; returns the `alias` entries. */
+export function parseBuiltinModinfo(data: string): Alias[] {
+  const out: Alias[] = [];
+  for (const record of data.split("\0")) {
+    const m = /^([^.=]+)\.alias=(.+)$/.exec(record);
+    if (m) out.push([m[2]!, moduleName(m[1]!)]);
+  }
+  return out;
+}
+
+/**
+ * Reads the module indexes of the single kernel under `<kernelTree>/lib/modules/`, running
+ * depmod first when the package came without them (Debian's does).
+ */
+export async function readModuleIndex(kernelTree: string): Promise<ModuleIndex> {
+  const base = join(kernelTree, "lib", "modules");
+  const kernels = await readdir(base).catch(() => []);
+  if (kernels.length !== 1)
+    throw new LikenError(
+      "failed",
+      `${base} holds ${kernels.length === 0 ? "no kernel" : `several kernels (${kernels.join(", ")})`}`,
+      "unpack exactly one linux-image package into the tree",
+    );
+  const kernel = kernels[0]!;
+  const dir = join(base, kernel);
+  if (!(await stat(join(dir, "modules.dep")).catch(() => undefined)))
+    await writeModuleIndexes(kernelTree, kernel);
+  const read = (name: string) => readFile(join(dir, name), "utf8").catch(() => "");
+  const [dep, alias, softdep, builtin, builtinModinfo, order] = await Promise.all(
+    [
+      "modules.dep",
+      "modules.alias",
+      "modules.softdep",
+      "modules.builtin",
+      "modules.builtin.modinfo",
+      "modules.order",
+    ].map(read),
+  );
+  return {
+    kernel,
+    modules: new Map(parseModulesDep(dep!).map((m) => [m.name, m])),
+    builtin: new Set(parseModuleList(builtin!)),
+    aliases: [...parseModulesAlias(alias!), ...parseBuiltinModinfo(builtinModinfo!)],
+    softdeps: parseModulesSoftdep(softdep!),
+    order: new Map(parseModuleList(order!).map((name, i) => [name, i])),
+  };
+}
+
+/**
+ * The modules to carry so that each of `names` (module names or aliases) loads: each with
+ * its dependencies and soft dependencies, transitively; built-ins resolve to nothing.
+ * Sorted in modules.order (load) order. Throws naming a module the kernel does not have.
+ */
+export function moduleClosure(index: ModuleIndex, names: readonly string[]): string[] {
+  const carried = new Set<string>();
+  const visit = (wanted: string, required: boolean): void => {
+    const name = moduleName(wanted);
+    if (index.builtin.has(name) || carried.has(name)) return;
+    const entry = index.modules.get(name);
+    if (!entry) {
+      // not a module's name: an alias (softdeps name `crypto-crc32c`), which loads every match
+      const matches = resolveModalias(wanted, index.aliases);
+      if (matches.length === 0 && required)
+        throw new LikenError(
+          "failed",
+          `kernel ${index.kernel} has no module or alias ${wanted}`,
+          "check the name against lib/modules/<kernel>/modules.dep, or pick another kernel",
+        );
+      for (const m of matches) visit(m, false);
+      return;
+    }
+    carried.add(name);
+    for (const dep of entry.depends) visit(dep, true);
+    for (const soft of index.softdeps.get(name) ?? []) visit(soft, false);
+  };
+  for (const n of names) visit(n, true);
+  return sortByOrder(index, [...carried]);
+}
+
+function sortByOrder(index: ModuleIndex, names: string[]): string[] {
+  const rank = (n: string) => index.order.get(n) ?? Number.MAX_SAFE_INTEGER;
+  return names.sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** Every module whose path (relative to lib/modules/<kernel>/) starts with one of `prefixes`. */
+export function allDriversUnder(index: ModuleIndex, prefixes: readonly string[]): string[] {
+  const names = [...index.modules.values()]
+    .filter((m) => prefixes.some((p) => m.path.startsWith(p)))
+    .map((m) => m.name);
+  return sortByOrder(index, names);
+}
+
+/**
+ * The boot-modules.json value for an initramfs carrying `names` and their closure: the
+ * carried modules, every built-in, and the aliases of both (so a modalias resolves to a
+ * driver the initramfs has). With `decompressed`, paths lose their `.xz` as decompressModule
+ * writes them.
+ */
+export async function bootModules(
+  kernelTree: string,
+  names: readonly string[],
+  options: { decompressed?: boolean } = {},
+): Promise<BootModules> {
+  const index = await readModuleIndex(kernelTree);
+  const carried = moduleClosure(index, names);
+  const present = new Set([...carried, ...index.builtin]);
+  return {
+    kernel: index.kernel,
+    modules: carried.map((name) => {
+      const m = index.modules.get(name)!;
+      return { ...m, path: options.decompressed ? decompressedPath(m.path) : m.path };
+    }),
+    builtin: [...index.builtin].sort(),
+    aliases: index.aliases.filter(([, module]) => present.has(module)),
+  };
+}
+
+const patternCache = new Map<string, RegExp>();
+
+function escapeRegExp(c: string): string {
+  return c.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+}
+
+/** An fnmatch(3) pattern (`*`, `?`, `[...]`, `[!...]`; no FNM_PATHNAME) as a RegExp. */
+function compilePattern(pattern: string): RegExp {
+  let re = patternCache.get(pattern);
+  if (re) return re;
+  let source = "";
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === "\\" && i + 1 < pattern.length) source += escapeRegExp(pattern[++i]!);
+    else if (c === "*") source += "[\\s\\S]*";
+    else if (c === "?") source += "[\\s\\S]";
+    else if (c === "[") {
+      let j = i + 1;
+      if (pattern[j] === "!" || pattern[j] === "^") j++;
+      if (pattern[j] === "]") j++; // a ] first in the set is a member
+      while (j < pattern.length && pattern[j] !== "]") j++;
+      if (j >= pattern.length) {
+        source += "\\["; // no closing bracket: a literal [
+        continue;
+      }
+      let body = pattern.slice(i + 1, j);
+      const negate = body.startsWith("!") || body.startsWith("^");
+      if (negate) body = body.slice(1);
+      source += `[${negate ? "^" : ""}${body.replace(/[\\\]^[]/g, "\\$&")}]`;
+      i = j;
+    } else source += escapeRegExp(c);
+  }
+  re = new RegExp(`^${source}$`);
+  patternCache.set(pattern, re);
+  return re;
+}
+
+/** fnmatch(pattern, text, 0), as modprobe matches a modalias against modules.alias. */
+export function matchesPattern(pattern: string, text: string): boolean {
+  return compilePattern(pattern).test(text);
+}
+
+/** Every module whose alias matches `modalias` (modprobe loads them all), in table order. */
+export function resolveModalias(modalias: string, aliases: readonly Alias[]): string[] {
+  const out: string[] = [];
+  for (const [pattern, module] of aliases)
+    if (!out.includes(module) && matchesPattern(pattern, modalias)) out.push(module);
+  return out;
+}
+
+/**
+ * Writes the module `src` to `dest` uncompressed: `.ko.xz` through xz, a plain `.ko` copied.
+ * (Debian 6.1's modules are plain `.ko`; later kernels ship `.ko.xz`.)
+ */
+export async function decompressModule(src: string, dest: string): Promise<void> {
+  await decompressModules([[src, dest]]);
+}
+
+/** decompressModule for many at once: one xz run per few hundred files. */
+export async function decompressModules(
+  pairs: readonly (readonly [src: string, dest: string])[],
+): Promise<void> {
+  const compressed: string[] = [];
+  for (const [src, dest] of pairs) {
+    await mkdir(dirname(dest), { recursive: true });
+    if (src.endsWith(".xz")) {
+      await copyFile(src, `${dest}.xz`);
+      compressed.push(`${dest}.xz`);
+    } else if (COMPRESSION.test(src))
+      throw new LikenError(
+        "failed",
+        `${src} is compressed in a way the build cannot read`,
+        "only .ko and .ko.xz modules are supported",
+      );
+    else await copyFile(src, dest);
+  }
+  await decompressInPlace(compressed);
+}

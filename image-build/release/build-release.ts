@@ -1,0 +1,88 @@
+// `liken-stick release`: builds an installable release (DESIGN.md section 4) from the pinned
+// Debian inputs: the kernel, an initramfs holding the boot agent and the modules the boot
+// path may load, the root filesystem image (erofs), systemd-boot, boot-modules.json and
+// release.toml. Test releases take fault knobs and can leave modules out.
+import { copyFile, mkdir, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { makeErofs } from "../../tools/mkfs-erofs.ts";
+import { buildInitramfs } from "../initramfs.ts";
+import { installModules } from "../modules-install.ts";
+import { requireUnpackedInputs } from "../unpacked.ts";
+import { releaseInit } from "./init-script.ts";
+import { writeReleaseToml } from "./release-toml.ts";
+
+/** What the installed machine's initramfs can load: its disks, its state, its crash records, its watchdog. */
+export const RELEASE_MODULES = [
+  "virtio_pci",
+  "virtio_blk",
+  "virtio_scsi",
+  "nvme",
+  "ahci",
+  "sd_mod",
+  "ext4",
+  "crc32c_generic", // ext4 asks the crypto API for crc32c at mount
+  "erofs",
+  "efivarfs",
+  "efi_pstore",
+  "i6300esb",
+];
+
+export interface ReleaseOptions {
+  readonly version: string;
+  readonly out: string;
+  readonly withoutModules?: readonly string[];
+  readonly fault?: "health" | "panic" | "hang";
+  /** Every timestamp in the outputs (SOURCE_DATE_EPOCH). */
+  readonly epoch: number;
+  readonly workDir: string;
+}
+
+export async function buildRelease(o: ReleaseOptions): Promise<void> {
+  const inputs = await requireUnpackedInputs();
+  await mkdir(o.out, { recursive: true });
+
+  const tree = join(o.workDir, "initrd-tree");
+  await rm(tree, { recursive: true, force: true });
+  await mkdir(join(tree, "bin"), { recursive: true });
+  await copyFile(inputs.busybox, join(tree, "bin", "busybox"));
+  await writeFile(
+    join(tree, "init"),
+    releaseInit({ version: o.version, ...(o.fault ? { fault: o.fault } : {}) }),
+    { mode: 0o755 },
+  );
+  const modules = await installModules(inputs, tree, RELEASE_MODULES, o.withoutModules ?? []);
+  await buildInitramfs(tree, join(o.out, "initrd.img"), o.epoch, join(o.workDir, "initrd.cpio"));
+
+  await copyFile(inputs.vmlinuz, join(o.out, "vmlinuz"));
+  await copyFile(inputs.systemdBoot, join(o.out, "systemd-bootx64.efi"));
+  await writeFile(join(o.out, "boot-modules.json"), `${JSON.stringify(modules, null, 2)}\n`);
+  await buildRootfs(o, join(o.workDir, "rootfs-tree"));
+  await writeReleaseToml(o.out, o.version, inputs.kernelVersion);
+}
+
+async function buildRootfs(o: ReleaseOptions, tree: string): Promise<void> {
+  await rm(tree, { recursive: true, force: true });
+  await mkdir(join(tree, "etc"), { recursive: true });
+  await mkdir(join(tree, "usr/lib/liken"), { recursive: true });
+  const osRelease = [
+    `NAME="liken"`,
+    "ID=liken",
+    `VERSION_ID=${o.version}`,
+    `PRETTY_NAME="liken ${o.version}"`,
+    "",
+  ].join("\n");
+  await writeFile(join(tree, "usr/lib/os-release"), osRelease);
+  await writeFile(join(tree, "etc/os-release"), osRelease);
+  await writeFile(join(tree, "usr/lib/liken/version"), `${o.version}\n`);
+  await rm(join(o.out, "rootfs.img"), { force: true });
+  await makeErofs(join(o.out, "rootfs.img"), tree, {
+    epoch: o.epoch,
+    uuid: versionUuid(o.version),
+  });
+}
+
+// A fixed filesystem UUID per version, so two builds of one release are byte-identical.
+function versionUuid(version: string): string {
+  const hex = Buffer.from(`liken-rootfs-${version}`).toString("hex").padEnd(32, "0").slice(0, 32);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

@@ -1,0 +1,48 @@
+// Every pinned Debian package unpacked into one tree, once per lock file: the cache keeps
+// it under the lock's hash, so a rebuild with nothing changed unpacks nothing.
+import { createHash } from "node:crypto";
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  defaultCacheDir,
+  PACKAGES_LOCK,
+  requireDebianPackages,
+  unpackDebs,
+} from "./inputs/index.ts";
+
+export interface UnpackedInputs {
+  /** The unpacked packages, like a root filesystem. */
+  readonly root: string;
+  /** `6.1.0-57-amd64` */
+  readonly kernelVersion: string;
+  readonly vmlinuz: string;
+  readonly systemdBoot: string;
+  readonly busybox: string;
+}
+
+export async function requireUnpackedInputs(): Promise<UnpackedInputs> {
+  const lockHash = createHash("sha256")
+    .update(await readFile(PACKAGES_LOCK))
+    .digest("hex")
+    .slice(0, 16);
+  const root = join(defaultCacheDir("unpacked"), lockHash);
+  if (!(await stat(join(root, ".complete")).catch(() => undefined))) {
+    const debs = await requireDebianPackages();
+    const staging = `${root}.partial-${process.pid}`;
+    await rm(staging, { recursive: true, force: true });
+    await mkdir(staging, { recursive: true });
+    await unpackDebs([...debs.values()], staging);
+    await writeFile(join(staging, ".complete"), `${new Date().toISOString()}\n`);
+    await rm(root, { recursive: true, force: true });
+    await rename(staging, root);
+  }
+  const [kernelVersion] = await readdir(join(root, "lib", "modules"));
+  if (!kernelVersion) throw new Error(`no kernel under ${root}/lib/modules`);
+  return {
+    root,
+    kernelVersion,
+    vmlinuz: join(root, "boot", `vmlinuz-${kernelVersion}`),
+    systemdBoot: join(root, "usr/lib/systemd/boot/efi/systemd-bootx64.efi"),
+    busybox: join(root, "bin", "busybox"),
+  };
+}
