@@ -21,6 +21,8 @@ export async function bundle({ testHooks = false } = {}) {
       js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
     },
     legalComments: "none",
+    // The image builder imports this file; esbuild itself (a native binary) stays outside.
+    external: ["esbuild"],
     logLevel: "warning",
   });
   return outfile;

@@ -1,0 +1,238 @@
+// `liken-stick image`: builds the stick (DESIGN.md section 8): a GPT image whose ESP holds
+// systemd-boot, the kernel and the stick's initramfs (busybox, Node.js, the bundled app,
+// the installer's tools and their libraries, every storage, USB and NIC driver), and whose
+// payload partition holds the manifest, the release and their checksums. Every GUID and
+// timestamp is fixed, so the same inputs give the same bytes.
+import { createHash } from "node:crypto";
+import {
+  copyFile,
+  cp,
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  readlink,
+  rm,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
+import { dirname, join, relative } from "node:path";
+import { bundle } from "../../scripts/bundle.mjs";
+import { createBmap } from "../../tools/bmaptool.ts";
+import { buildFatImage } from "../fat-image.ts";
+import { buildGptImage } from "../gpt-image.ts";
+import { buildInitramfs } from "../initramfs.ts";
+import {
+  readModuleIndex,
+  requireNodeBinary,
+  resolveLibraries,
+  stickModules,
+} from "../inputs/index.ts";
+import { installModules } from "../modules-install.ts";
+import { requireUnpackedInputs, type UnpackedInputs } from "../unpacked.ts";
+import { stickInit } from "./init-script.ts";
+
+const MIB = 1024 * 1024;
+
+/** The stick's fixed GUIDs: every stick carries the same, so the init finds its payload. */
+export const STICK_GUIDS = {
+  table: "4C494B45-4E53-5449-434B-000000000000",
+  esp: "4C494B45-4E53-5449-434B-000000000001",
+  payload: "4C494B45-4E53-5449-434B-000000000002",
+} as const;
+
+const ESP_TYPE = "C12A7328-F81F-11D2-BA4B-00A0C93EC93B";
+// "Microsoft basic data": any operating system mounts it, so reports can be carried away.
+const PAYLOAD_TYPE = "EBD0A0A2-B9E5-4433-87C0-68B6B72699C7";
+
+/** The installer's tools, by their path in the unpacked packages. */
+const TOOLS = [
+  "sbin/wipefs",
+  "bin/lsblk",
+  "sbin/blkid",
+  "sbin/blkdiscard",
+  "sbin/sfdisk",
+  "sbin/mkfs.fat",
+  "sbin/mkfs.vfat",
+  "sbin/mke2fs",
+  "sbin/mkfs.ext4",
+  "sbin/debugfs",
+  "usr/bin/mkfs.erofs",
+  "usr/bin/mtools",
+  "usr/bin/mcopy",
+  "usr/bin/mmd",
+  "usr/bin/mtype",
+  "usr/bin/mdir",
+];
+
+export interface StickOptions {
+  readonly manifest: string;
+  readonly releaseDir: string;
+  readonly out: string;
+  /** Extra kernel command-line words, e.g. `liken.install=leader-1` for unattended installs. */
+  readonly append?: readonly string[];
+  readonly epoch: number;
+  readonly workDir: string;
+}
+
+export async function buildStick(o: StickOptions): Promise<void> {
+  const inputs = await requireUnpackedInputs();
+  const tree = join(o.workDir, "initrd-tree");
+  await rm(tree, { recursive: true, force: true });
+  await buildStickTree(inputs, tree);
+  const initrd = join(o.workDir, "initrd.img");
+  await buildInitramfs(tree, initrd, o.epoch, join(o.workDir, "initrd.cpio"));
+
+  const esp = join(o.workDir, "esp");
+  await rm(esp, { recursive: true, force: true });
+  await mkdir(join(esp, "EFI/BOOT"), { recursive: true });
+  await mkdir(join(esp, "loader/entries"), { recursive: true });
+  await mkdir(join(esp, "liken"), { recursive: true });
+  await copyFile(inputs.systemdBoot, join(esp, "EFI/BOOT/BOOTX64.EFI"));
+  await copyFile(inputs.vmlinuz, join(esp, "liken/vmlinuz"));
+  await copyFile(initrd, join(esp, "liken/initrd.img"));
+  await writeFile(join(esp, "loader/loader.conf"), "timeout 0\neditor no\nconsole-mode keep\n");
+  const options = ["console=tty0", "console=ttyS0,115200", "panic=30", ...(o.append ?? [])].join(
+    " ",
+  );
+  await writeFile(
+    join(esp, "loader/entries/liken-stick.conf"),
+    [
+      "title liken install stick",
+      "linux /liken/vmlinuz",
+      "initrd /liken/initrd.img",
+      `options ${options}`,
+      "",
+    ].join("\n"),
+  );
+
+  const payload = join(o.workDir, "payload");
+  await rm(payload, { recursive: true, force: true });
+  await mkdir(join(payload, "release"), { recursive: true });
+  await mkdir(join(payload, "reports"), { recursive: true });
+  await copyFile(o.manifest, join(payload, "cluster.toml"));
+  for (const name of (await readdir(o.releaseDir)).sort()) {
+    await copyFile(join(o.releaseDir, name), join(payload, "release", name));
+  }
+  await writeFile(
+    join(payload, "SHA256SUMS"),
+    await checksums(payload, [
+      "cluster.toml",
+      ...(await readdir(join(payload, "release"))).sort().map((n) => `release/${n}`),
+    ]),
+  );
+
+  const espImage = join(o.workDir, "esp.img");
+  const payloadImage = join(o.workDir, "payload.img");
+  await buildFatImage(espImage, {
+    size: await fatSize(esp, 16 * MIB),
+    label: "LIKEN-STICK",
+    volumeId: "4c4b0001",
+    tree: esp,
+    epoch: o.epoch,
+  });
+  await buildFatImage(payloadImage, {
+    size: await fatSize(payload, 64 * MIB),
+    label: "LIKEN-DATA",
+    volumeId: "4c4b0002",
+    tree: payload,
+    epoch: o.epoch,
+  });
+  await mkdir(dirname(o.out), { recursive: true });
+  await buildGptImage(o.out, STICK_GUIDS.table, [
+    { name: "liken-stick-esp", typeGuid: ESP_TYPE, uuid: STICK_GUIDS.esp, image: espImage },
+    {
+      name: "liken-stick-payload",
+      typeGuid: PAYLOAD_TYPE,
+      uuid: STICK_GUIDS.payload,
+      image: payloadImage,
+    },
+  ]);
+  await createBmap(o.out, `${o.out}.bmap`);
+}
+
+async function buildStickTree(inputs: UnpackedInputs, tree: string): Promise<void> {
+  await mkdir(join(tree, "bin"), { recursive: true });
+  await copyFile(inputs.busybox, join(tree, "bin/busybox"));
+  await writeFile(
+    join(tree, "init"),
+    stickInit({ payloadPartUuid: STICK_GUIDS.payload.toLowerCase() }),
+    { mode: 0o755 },
+  );
+
+  // The app: Node.js and the bundle, started by a one-line wrapper.
+  const node = await requireNodeBinary();
+  await mkdir(join(tree, "usr/bin"), { recursive: true });
+  await mkdir(join(tree, "usr/lib/liken-stick"), { recursive: true });
+  await copyFile(node, join(tree, "usr/bin/node"));
+  await copyFile(await bundle(), join(tree, "usr/lib/liken-stick/liken-stick.mjs"));
+  await writeFile(
+    join(tree, "usr/bin/liken-stick"),
+    '#!/bin/sh\nLIKEN_STICK=1 exec /usr/bin/node /usr/lib/liken-stick/liken-stick.mjs "$@"\n',
+    { mode: 0o755 },
+  );
+
+  // The tools and every library they and Node.js load, symlinks kept as they are.
+  const tools = TOOLS.map((t) => join(inputs.root, t));
+  for (const path of [...tools, ...(await resolveLibraries([...tools, node], inputs.root))]) {
+    await copyFromRoot(inputs.root, path, tree);
+  }
+  // mtools converts FAT long names through glibc's iconv: the codepages it asks for.
+  for (const f of [
+    "IBM850.so",
+    "IBM437.so",
+    "gconv-modules",
+    "gconv-modules.cache",
+    "gconv-modules.d/gconv-modules-extra.conf",
+  ]) {
+    await copyFromRoot(inputs.root, join(inputs.root, "usr/lib/x86_64-linux-gnu/gconv", f), tree);
+  }
+  // Terminal descriptions for the menu: the screen (linux) and serial terminals.
+  await cp(join(inputs.root, "lib/terminfo"), join(tree, "lib/terminfo"), {
+    recursive: true,
+    verbatimSymlinks: true,
+  });
+  await mkdir(join(tree, "etc"), { recursive: true });
+  await writeFile(join(tree, "etc/passwd"), "root:x:0:0:root:/root:/bin/sh\n");
+  await writeFile(join(tree, "etc/group"), "root:x:0:\n");
+
+  await installModules(inputs, tree, stickModules(await readModuleIndex(inputs.root)));
+}
+
+async function copyFromRoot(root: string, path: string, tree: string): Promise<void> {
+  const rel = relative(root, path);
+  if (rel.startsWith("..")) return; // a host path (the Node.js binary) is placed on its own
+  const dest = join(tree, rel);
+  await mkdir(dirname(dest), { recursive: true });
+  const info = await lstat(path);
+  await rm(dest, { force: true });
+  if (info.isSymbolicLink()) await symlink(await readlink(path), dest);
+  else await copyFile(path, dest);
+}
+
+// busybox `sha256sum -c` format: "<hash>  <path>".
+async function checksums(dir: string, files: readonly string[]): Promise<string> {
+  const lines: string[] = [];
+  for (const f of files)
+    lines.push(
+      `${createHash("sha256")
+        .update(await readFile(join(dir, f)))
+        .digest("hex")}  ${f}`,
+    );
+  return `${lines.join("\n")}\n`;
+}
+
+// What the folder holds plus room, in whole MiB, at least what FAT32 with 512-byte clusters needs.
+async function fatSize(dir: string, room: number): Promise<number> {
+  const bytes = await folderBytes(dir);
+  return Math.max(40 * MIB, Math.ceil((bytes * 1.05 + room) / MIB) * MIB);
+}
+
+async function folderBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    total += e.isDirectory() ? await folderBytes(p) : (await lstat(p)).size;
+  }
+  return total;
+}
