@@ -2,9 +2,19 @@
 // works; none is a stub.
 import type { Verb } from "./verb.ts";
 import { disks } from "./verbs/disks.ts";
+import { imageVerb } from "./verbs/image.ts";
 import { inspectVerb } from "./verbs/inspect.ts";
 import { installVerb } from "./verbs/install.ts";
 import { manifestCheck } from "./verbs/manifest-check.ts";
 import { plan } from "./verbs/plan.ts";
+import { releaseVerb } from "./verbs/release.ts";
 
-export const VERBS: readonly Verb[] = [manifestCheck, disks, plan, installVerb, inspectVerb];
+export const VERBS: readonly Verb[] = [
+  manifestCheck,
+  disks,
+  plan,
+  installVerb,
+  inspectVerb,
+  releaseVerb,
+  imageVerb,
+];

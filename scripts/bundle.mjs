@@ -2,9 +2,11 @@
 // Bundles the command into one file: dist/liken-stick.mjs is what the stick runs;
 // dist/liken-stick-test.mjs is what the tests run, the same code plus the fault-injection
 // hooks of installer/test-hooks.ts (which every other build folds away).
-import { build } from "esbuild";
 
 export async function bundle({ testHooks = false } = {}) {
+  // Loaded here, not at the top: the bundled command (which includes the image builder) must
+  // start on the stick, where esbuild is not installed.
+  const { build } = await import("esbuild");
   const root = new URL("..", import.meta.url).pathname;
   const outfile = `${root}dist/liken-stick${testHooks ? "-test" : ""}.mjs`;
   await build({

@@ -3,8 +3,8 @@
 // git, verified by size and sha256 every time they are used, unpacked with dpkg-deb.
 import { mkdir, mkdtemp, readFile, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { LikenError } from "../../common/errors.ts";
+import { repoRoot } from "../../common/repo-root.ts";
 import { downloadDebs } from "../../tools/apt.ts";
 import { extractDeb } from "../../tools/dpkg-deb.ts";
 import { CommandError } from "../../tools/exec.ts";
@@ -21,8 +21,8 @@ export interface LockedDeb {
   readonly size: number;
 }
 
-export const PACKAGES_JSON = fileURLToPath(new URL("../packages.json", import.meta.url));
-export const PACKAGES_LOCK = fileURLToPath(new URL("../packages.lock.json", import.meta.url));
+export const PACKAGES_JSON = join(repoRoot(), "image-build", "packages.json");
+export const PACKAGES_LOCK = join(repoRoot(), "image-build", "packages.lock.json");
 const RELOCK = "npx tsx scripts/lock-packages.ts";
 
 export async function readPackagesLock(file = PACKAGES_LOCK): Promise<LockedDeb[]> {

@@ -3,8 +3,8 @@
 // scripts/lock-packages.ts), cached outside git, verified every time it is used.
 import { chmod, mkdir, mkdtemp, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { LikenError } from "../../common/errors.ts";
+import { repoRoot } from "../../common/repo-root.ts";
 import { packFromRegistry } from "../../tools/npm-pack.ts";
 import { defaultCacheDir, findFileDigest, hasDigest } from "./cache.ts";
 import { toolSaid } from "./debian.ts";
@@ -25,7 +25,7 @@ export interface NodeLock {
   readonly binary: { readonly path: string; readonly size: number; readonly sha256: string };
 }
 
-export const NODE_LOCK = fileURLToPath(new URL("../node.lock.json", import.meta.url));
+export const NODE_LOCK = join(repoRoot(), "image-build", "node.lock.json");
 const RELOCK = "npx tsx scripts/lock-packages.ts";
 
 export async function readNodeLock(file = NODE_LOCK): Promise<NodeLock> {

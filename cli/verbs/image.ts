@@ -1,0 +1,72 @@
+// `liken-stick image --manifest FILE --release DIR --out FILE`: builds the stick.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { usageError } from "../../common/errors.ts";
+import { requireRelease } from "../../installer/release.ts";
+import { requireManifest } from "../load-manifest.ts";
+import type { Verb } from "../verb.ts";
+
+export const imageVerb: Verb = {
+  words: ["image"],
+  operands: "",
+  minOperands: 0,
+  maxOperands: 0,
+  summary: "build the stick image",
+  description: `
+Builds the stick: a GPT image whose ESP holds systemd-boot, the kernel and the
+stick's initramfs (busybox, Node.js, liken-stick, the installer's tools, every
+storage, USB and NIC driver), and whose payload partition (LIKEN-DATA) holds the
+manifest, the release and their SHA256SUMS. Also writes FILE.bmap for bmaptool.
+Write it with: bmaptool copy FILE /dev/sdX (or dd). Two builds from the same
+inputs are byte-identical.
+
+The stick boots to the menu on the screen and on the first serial port. With
+--append "liken.install=NAME" it installs machine NAME unattended and powers off
+(add liken.then=reboot to reboot instead, liken.wipe=1 to wipe and reinstall).`,
+  options: [
+    { name: "manifest", type: "string", value: "FILE", summary: "the cluster manifest (required)" },
+    {
+      name: "release",
+      type: "string",
+      value: "DIR",
+      summary: "the release the stick installs (required)",
+    },
+    { name: "out", type: "string", value: "FILE", summary: "the image to write (required)" },
+    {
+      name: "append",
+      type: "string",
+      value: "WORDS",
+      summary: "words added to the stick's kernel command line",
+    },
+  ],
+  async run(args, io) {
+    const { manifest, release, out, append } = args.options;
+    if (typeof manifest !== "string")
+      throw usageError("missing --manifest FILE", "see liken-stick image --help");
+    if (typeof release !== "string")
+      throw usageError("missing --release DIR", "see liken-stick image --help");
+    if (typeof out !== "string")
+      throw usageError("missing --out FILE", "see liken-stick image --help");
+    await requireManifest(manifest, "image", io);
+    await requireRelease(release);
+    const { buildStick } = await import("../../image-build/stick/build-stick.ts");
+    const { buildEpoch } = await import("../../image-build/epoch.ts");
+    const workDir = await mkdtemp(join(tmpdir(), "liken-image-"));
+    try {
+      const words = typeof append === "string" ? append.split(/\s+/).filter(Boolean) : [];
+      await buildStick({
+        manifest,
+        releaseDir: release,
+        out,
+        append: words,
+        epoch: buildEpoch(),
+        workDir,
+      });
+    } finally {
+      await rm(workDir, { recursive: true, force: true });
+    }
+    io.out(`Built the stick ${out} (and ${out}.bmap).\n`);
+    return 0;
+  },
+};

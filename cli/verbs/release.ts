@@ -1,0 +1,78 @@
+// `liken-stick release --version V --out DIR`: builds an installable release.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { usageError } from "../../common/errors.ts";
+import type { Verb } from "../verb.ts";
+
+const FAULTS = ["health", "panic", "hang"] as const;
+
+export const releaseVerb: Verb = {
+  words: ["release"],
+  operands: "",
+  minOperands: 0,
+  maxOperands: 0,
+  summary: "build an installable release",
+  description: `
+Builds release V into DIR from the pinned Debian inputs (image-build/packages.lock.json):
+vmlinuz, initrd.img (the boot agent and the modules the boot path can load),
+rootfs.img (erofs), systemd-bootx64.efi, boot-modules.json and release.toml with
+the size and sha256 of each file. Two builds from the same inputs are
+byte-identical (SOURCE_DATE_EPOCH sets every timestamp).
+
+For tests: --without-module leaves a module (and what needs it) out of the boot
+path; --fault makes the release fail its health check, crash its kernel, or hang.`,
+  options: [
+    {
+      name: "version",
+      type: "string",
+      value: "V",
+      summary: "the release's version, e.g. 1.0.0 (required)",
+    },
+    { name: "out", type: "string", value: "DIR", summary: "where to write the release (required)" },
+    {
+      name: "without-module",
+      type: "string",
+      multiple: true,
+      value: "NAME",
+      summary: "leave a module out of the boot path (repeatable)",
+    },
+    {
+      name: "fault",
+      type: "string",
+      value: "KIND",
+      summary: "health, panic or hang: a release that fails on purpose",
+    },
+  ],
+  async run(args, io) {
+    const { version, out, fault } = args.options;
+    if (typeof version !== "string")
+      throw usageError("missing --version V", "see liken-stick release --help");
+    if (typeof out !== "string")
+      throw usageError("missing --out DIR", "see liken-stick release --help");
+    if (fault !== undefined && !FAULTS.includes(fault as (typeof FAULTS)[number])) {
+      throw usageError(
+        `--fault ${String(fault)} is not a fault`,
+        `use one of: ${FAULTS.join(", ")}`,
+      );
+    }
+    const without = (args.options["without-module"] as string[] | undefined) ?? [];
+    const { buildRelease } = await import("../../image-build/release/build-release.ts");
+    const { buildEpoch } = await import("../../image-build/epoch.ts");
+    const workDir = await mkdtemp(join(tmpdir(), "liken-release-"));
+    try {
+      await buildRelease({
+        version,
+        out,
+        withoutModules: without,
+        ...(fault ? { fault: fault as (typeof FAULTS)[number] } : {}),
+        epoch: buildEpoch(),
+        workDir,
+      });
+    } finally {
+      await rm(workDir, { recursive: true, force: true });
+    }
+    io.out(`Built release ${version} in ${out}.\n`);
+    return 0;
+  },
+};
