@@ -1,0 +1,107 @@
+// Releases and sticks built once per set of inputs and kept in the cache: the QEMU tests
+// and `npm start` share them, and a rebuild with nothing changed costs a hash of the sources.
+import { createHash } from "node:crypto";
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { join, relative } from "node:path";
+import { repoRoot } from "../common/repo-root.ts";
+import { buildEpoch } from "./epoch.ts";
+import { defaultCacheDir } from "./inputs/index.ts";
+import { buildRelease, type ReleaseOptions } from "./release/build-release.ts";
+import { buildStick } from "./stick/build-stick.ts";
+
+// Everything whose change changes a build's bytes: the code (the stick bundles the whole
+// app) and the lock files.
+const SOURCE_DIRS = [
+  "cli",
+  "common",
+  "image-build",
+  "installer",
+  "manifest",
+  "menu",
+  "hwreport",
+  "tools",
+  "scripts",
+];
+const SOURCE_FILES = ["package-lock.json"];
+
+export type ReleaseRecipe = Pick<ReleaseOptions, "version" | "withoutModules" | "fault">;
+
+export async function cachedRelease(recipe: ReleaseRecipe): Promise<string> {
+  return cached("release", recipe, async (out, workDir) => {
+    await buildRelease({ ...recipe, out, epoch: buildEpoch(), workDir });
+  });
+}
+
+export async function cachedStick(recipe: {
+  manifest: string;
+  releaseDir: string;
+  append?: readonly string[];
+}): Promise<string> {
+  const manifestHash = createHash("sha256")
+    .update(await readFile(recipe.manifest))
+    .digest("hex");
+  const releaseHash = createHash("sha256")
+    .update(await readFile(join(recipe.releaseDir, "release.toml")))
+    .digest("hex");
+  const dir = await cached(
+    "stick",
+    { manifestHash, releaseHash, append: recipe.append ?? [] },
+    async (out, workDir) => {
+      await buildStick({ ...recipe, out: join(out, "stick.img"), epoch: buildEpoch(), workDir });
+    },
+  );
+  return join(dir, "stick.img");
+}
+
+async function cached(
+  kind: string,
+  recipe: object,
+  build: (out: string, workDir: string) => Promise<void>,
+): Promise<string> {
+  const key = createHash("sha256")
+    .update(JSON.stringify({ kind, recipe, epoch: buildEpoch(), sources: await sourcesHash() }))
+    .digest("hex")
+    .slice(0, 20);
+  const dir = join(defaultCacheDir("builds"), `${kind}-${key}`);
+  if (await stat(dir).catch(() => undefined)) return dir;
+  await mkdir(defaultCacheDir("builds"), { recursive: true });
+  const workDir = await mkdtemp(join(defaultCacheDir("builds"), `.work-${kind}-`));
+  try {
+    const out = join(workDir, "out");
+    await build(out, join(workDir, "scratch"));
+    await rename(out, dir).catch(async (error: NodeJS.ErrnoException) => {
+      // Another build of the same recipe finished first: theirs is the same bytes.
+      if (error.code !== "ENOTEMPTY" && error.code !== "EEXIST") throw error;
+    });
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+  return dir;
+}
+
+let sources: Promise<string> | undefined;
+
+function sourcesHash(): Promise<string> {
+  sources ??= (async () => {
+    const root = repoRoot();
+    const hash = createHash("sha256");
+    const files: string[] = SOURCE_FILES.map((f) => join(root, f));
+    for (const d of SOURCE_DIRS) files.push(...(await listFiles(join(root, d))));
+    for (const f of files.sort()) {
+      hash.update(relative(root, f));
+      hash.update(await readFile(f).catch(() => Buffer.alloc(0)));
+    }
+    return hash.digest("hex");
+  })();
+  return sources;
+}
+
+async function listFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await listFiles(p)));
+    else if (e.isFile() && !e.name.endsWith(".test.ts")) out.push(p);
+  }
+  return out;
+}
