@@ -13,6 +13,17 @@ export default defineConfig({
           testTimeout: 60_000,
         },
       },
+      {
+        extends: true,
+        test: {
+          // Whole machines under TCG: one file at a time, so two VMs do not share 2 cores.
+          name: "qemu",
+          include: ["test/qemu/**/*.test.ts"],
+          testTimeout: 600_000,
+          hookTimeout: 600_000,
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

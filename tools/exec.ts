@@ -114,3 +114,35 @@ function quoteCommand(file: string, args: readonly string[]): string {
     .map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`))
     .join(" ");
 }
+
+export interface StartedProcess {
+  readonly pid: number | undefined;
+  /** Resolves when the process ends, however it ends. */
+  readonly exited: Promise<{
+    readonly exitCode: number | undefined;
+    readonly signal: string | undefined;
+  }>;
+  kill(signal?: NodeJS.Signals): void;
+}
+
+/** Starts a long-running program (QEMU) with an argument array; its output goes to `logFile`. */
+export function startProcess(
+  file: string,
+  args: readonly string[],
+  options: { logFile: string },
+): StartedProcess {
+  const child = execa(file, args, {
+    reject: false,
+    env: { LANG: "C", LC_ALL: "C" },
+    stdin: "ignore",
+    stdout: { file: options.logFile },
+    stderr: { file: `${options.logFile}.stderr` },
+  });
+  return {
+    pid: child.pid,
+    exited: child.then((r) => ({ exitCode: r.exitCode, signal: r.signal })),
+    kill: (signal = "SIGKILL") => {
+      child.kill(signal);
+    },
+  };
+}
