@@ -19,6 +19,8 @@ export default defineConfig({
           // Whole machines under TCG: one file at a time, so two VMs do not share 2 cores.
           name: "qemu",
           include: ["test/qemu/**/*.test.ts"],
+          // Stops every VM a test file left running (test/qemu/harness.ts).
+          setupFiles: ["test/qemu/setup.ts"],
           testTimeout: 600_000,
           hookTimeout: 600_000,
           fileParallelism: false,

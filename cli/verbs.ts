@@ -2,19 +2,25 @@
 // works; none is a stub.
 import type { Verb } from "./verb.ts";
 import { disks } from "./verbs/disks.ts";
+import { hwreportVerb } from "./verbs/hwreport.ts";
 import { imageVerb } from "./verbs/image.ts";
 import { inspectVerb } from "./verbs/inspect.ts";
 import { installVerb } from "./verbs/install.ts";
 import { manifestCheck } from "./verbs/manifest-check.ts";
+import { menuVerb } from "./verbs/menu.ts";
 import { plan } from "./verbs/plan.ts";
 import { releaseVerb } from "./verbs/release.ts";
+import { vmVerb } from "./verbs/vm.ts";
 
 export const VERBS: readonly Verb[] = [
   manifestCheck,
   disks,
   plan,
   installVerb,
+  menuVerb,
   inspectVerb,
+  hwreportVerb,
   releaseVerb,
   imageVerb,
+  vmVerb,
 ];

@@ -1,5 +1,7 @@
-// The one module that starts external programs. Every tool wrapper in tools/ calls run();
-// nothing else imports execa (biome's noRestrictedImports enforces it).
+// The one module that starts external programs. Every tool wrapper in tools/ calls run(),
+// or start() for a program that runs alongside (QEMU); nothing else imports execa (biome's
+// noRestrictedImports enforces it).
+import type { Readable, Writable } from "node:stream";
 import { execa } from "execa";
 import hostTools from "./host-tools.json" with { type: "json" };
 
@@ -115,33 +117,91 @@ function quoteCommand(file: string, args: readonly string[]): string {
     .join(" ");
 }
 
+export type StartStream = "inherit" | "ignore" | "pipe" | { readonly file: string };
+
+export interface StartOptions {
+  readonly cwd?: string;
+  readonly env?: Readonly<Record<string, string>>;
+  /** "ignore" by default: a program reads nothing unless asked to. */
+  readonly stdin?: "inherit" | "ignore" | "pipe";
+  /** "ignore" by default. A "pipe" must be read by the caller, or the program stalls. */
+  readonly stdout?: StartStream;
+  /** "pipe" by default: start() keeps its tail for the exit report (a file works too). */
+  readonly stderr?: StartStream;
+}
+
+/** How a started program ended. */
+export interface ProcessExit {
+  readonly exitCode: number | undefined;
+  readonly signal: string | undefined;
+  /** The end of stderr when it was a pipe ("" otherwise). */
+  readonly stderrTail: string;
+}
+
+/** A program start() launched: it runs until it exits or is killed. */
 export interface StartedProcess {
+  readonly command: string;
   readonly pid: number | undefined;
-  /** Resolves when the process ends, however it ends. */
-  readonly exited: Promise<{
-    readonly exitCode: number | undefined;
-    readonly signal: string | undefined;
-  }>;
+  readonly stdin: Writable | undefined;
+  readonly stdout: Readable | undefined;
+  readonly stderr: Readable | undefined;
+  /**
+   * Resolves when the program ends, however it ends (a nonzero exit is an answer here, not
+   * an error); rejects only when it could not start (not installed: the error names the
+   * package).
+   */
+  readonly exited: Promise<ProcessExit>;
+  /** Sends `signal` (SIGTERM by default; SIGKILL follows 5 s later if it is still there). */
   kill(signal?: NodeJS.Signals): void;
 }
 
-/** Starts a long-running program (QEMU) with an argument array; its output goes to `logFile`. */
-export function startProcess(
+const STDERR_KEEP_BYTES = 64 * 1024;
+
+/**
+ * Starts a long-running program (QEMU) with an argument array, never a shell, LANG=C, and
+ * returns at once. The program is killed if this process exits first (execa's cleanup).
+ */
+export function start(
   file: string,
   args: readonly string[],
-  options: { logFile: string },
+  options: StartOptions = {},
 ): StartedProcess {
+  const command = quoteCommand(file, args);
+  const stderrMode = options.stderr ?? "pipe";
   const child = execa(file, args, {
     reject: false,
-    env: { LANG: "C", LC_ALL: "C" },
-    stdin: "ignore",
-    stdout: { file: options.logFile },
-    stderr: { file: `${options.logFile}.stderr` },
+    env: { ...options.env, LANG: "C", LC_ALL: "C" },
+    cwd: options.cwd,
+    stdin: options.stdin ?? "ignore",
+    stdout: options.stdout ?? "ignore",
+    stderr: stderrMode,
+    // Output goes to the caller's streams or files; nothing piles up in memory.
+    buffer: false,
+    cleanup: true,
   });
+  let stderrKept = "";
+  if (stderrMode === "pipe") {
+    child.stderr?.setEncoding("utf8");
+    child.stderr?.on("data", (chunk: string) => {
+      stderrKept = (stderrKept + chunk).slice(-STDERR_KEEP_BYTES);
+    });
+  }
+  const exited = child.then((result) => {
+    if ((result as { code?: string }).code === "ENOENT") {
+      throw new CommandError(command, undefined, undefined, false, "", packageFor(file));
+    }
+    return { exitCode: result.exitCode, signal: result.signal, stderrTail: tail(stderrKept) };
+  });
+  // A caller that only kills the program must not meet an unhandled rejection.
+  exited.catch(() => {});
   return {
+    command,
     pid: child.pid,
-    exited: child.then((r) => ({ exitCode: r.exitCode, signal: r.signal })),
-    kill: (signal = "SIGKILL") => {
+    stdin: child.stdin ?? undefined,
+    stdout: child.stdout ?? undefined,
+    stderr: child.stderr ?? undefined,
+    exited,
+    kill: (signal = "SIGTERM") => {
       child.kill(signal);
     },
   };

@@ -1,92 +1,346 @@
-// qemu-system-x86_64: the virtual machines of the QEMU tests and of `liken-stick vm`.
-// Firmware is OVMF (no Secure Boot), acceleration TCG: KVM does not work on the machines
-// this project runs on (docs/image.md).
-import { type StartedProcess, startProcess } from "./exec.ts";
+// qemu-system-x86_64: the virtual machines of the QEMU tests (test/qemu/) and of
+// `liken-stick vm`. A VM is described by a VmSpec value; qemuArgs() turns it into the
+// command line (pure, unit-tested) and startQemu() runs it through tools/exec.ts.
+//
+// Host facts (research/image-qemu.md, research/proven-on-debian12.md): QEMU 7.2, OVMF
+// 2022.11; KVM fails on these machines, so TCG is the default and KVM is used only when
+// probeKvm() has run guest code with it.
+import { constants } from "node:fs";
+import { access, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { run, type StartedProcess, type StartOptions, start } from "./exec.ts";
 
-export const OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd";
-export const OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd";
+export const QEMU = "qemu-system-x86_64";
 
 export type DiskBus = "virtio" | "nvme" | "ahci";
+export type Accel = "tcg" | "kvm";
 
-export interface VmSpec {
-  /** This VM's own copy of OVMF_VARS: boot entries and pstore records live there. */
-  readonly varsFile: string;
-  /** Attached as a removable USB stick, first in the boot order. */
-  readonly stick?: string;
-  readonly disks: readonly {
-    readonly path: string;
-    readonly bus: DiskBus;
-    readonly serial?: string;
-  }[];
-  /** The serial console: a file the harness reads, or "stdio" for a person. */
-  readonly serial: { readonly file: string } | "stdio";
-  readonly qmpSocket?: string;
-  readonly memoryMiB?: number;
-  /** Exit instead of rebooting, so the caller sees each reboot. */
-  readonly noReboot?: boolean;
+export interface VmDisk {
+  /** A raw image file (or block device). */
+  readonly path: string;
+  readonly bus: DiskBus;
+  /** The serial the guest sees (/dev/disk/by-id); NVMe needs one, so it gets `nvme<N>`. */
+  readonly serial?: string;
 }
 
-/** The command line for `spec`: data, so tests can read it. */
+/** Where the guest's first serial port (ttyS0) goes. */
+export type SerialSpec =
+  /** Output only, to a file. */
+  | { readonly kind: "file"; readonly path: string }
+  /**
+   * A unix socket QEMU listens on: output to read and keys to type. With `wait` (the
+   * default) the guest does not start before a client connects, so no output is lost.
+   * `log` also appends everything the guest prints to a file.
+   */
+  | {
+      readonly kind: "socket";
+      readonly path: string;
+      readonly log?: string;
+      readonly wait?: boolean;
+    }
+  /** A person's terminal, multiplexed with the QEMU monitor: Ctrl-A X quits, Ctrl-A C monitor. */
+  | { readonly kind: "stdio" };
+
+export interface VmFirmware {
+  /** OVMF's code, attached read-only. */
+  readonly code: string;
+  /** This VM's own writable copy of the variable store (never the template itself). */
+  readonly vars: string;
+}
+
+export interface VmSpec {
+  /** Always q35 (PCIe, ICH9): what OVMF's descriptors target and what servers look like. */
+  readonly machine?: "q35";
+  readonly memoryMiB?: number;
+  readonly cpus?: number;
+  readonly accel?: Accel;
+  readonly firmware: VmFirmware;
+  /** A stick image attached as a removable USB mass-storage device, first in the boot order. */
+  readonly stick?: string;
+  /** Let the guest write the stick image itself (by default its writes go to a throwaway overlay). */
+  readonly stickWritable?: boolean;
+  /** Disks in boot order, after the stick. */
+  readonly disks?: readonly VmDisk[];
+  readonly serial: SerialSpec;
+  /** A unix socket for QMP (tools/qmp.ts). */
+  readonly qmpSocket?: string;
+  /** Exit when the guest reboots (a supervisor relaunches it, and can swap media in between). */
+  readonly noReboot?: boolean;
+  /** QEMU's i6300esb watchdog, which resets the machine when it expires (default on). */
+  readonly watchdog?: boolean;
+  /** isa-debug-exit at port 0xf4: a guest write of V makes QEMU exit with (V << 1) | 1. */
+  readonly debugExit?: boolean;
+}
+
+export const DEFAULT_MEMORY_MIB = 2048;
+export const DEFAULT_CPUS = 2;
+/** The QOM id of the stick's usb-storage device, for QMP `device_del`. */
+export const STICK_DEVICE_ID = "stick0";
+/** ICH9 AHCI has six ports. */
+const AHCI_PORTS = 6;
+
+/**
+ * The command line for `spec`, without the program name. A pure function of its input.
+ *
+ * Boot order: every boot device gets a `bootindex`, the stick 1 and the disks 2, 3, ... in
+ * the order given. OVMF rebuilds `BootOrder` from QEMU's fw_cfg "bootorder" list on every
+ * boot (tianocore/edk2#8197, #8712; qemu.org/docs/master/system/bootindex.html), so the
+ * order holds whatever a guest wrote into the variables. Checked here with QEMU 7.2 and
+ * OVMF 2022.11 (docs/image.md, test/qemu/boot-order.test.ts): with bootindex reversed
+ * (stick 3, virtio 2, NVMe 1) OVMF tries NVMe, virtio, then the stick; and a device
+ * WITHOUT a bootindex is not tried at all once any device has one (only the EFI shell is
+ * left after them), which is why every disk gets one. research/ab-boot.md suggests no
+ * bootindex so that guest-written BootOrder survives; liken never depends on BootOrder
+ * (it ships EFI/BOOT/BOOTX64.EFI), so a fixed firmware order is the better trade.
+ */
 export function qemuArgs(spec: VmSpec): string[] {
-  const args = [
-    "-machine",
-    "q35",
-    "-accel",
-    "tcg",
-    "-cpu",
-    "max",
-    "-smp",
-    "2",
-    "-m",
-    String(spec.memoryMiB ?? 2048),
-    "-nodefaults", // no default NIC, VGA or CD-ROM: only what the spec names
+  const accel = spec.accel ?? "tcg";
+  const args: string[] = [
+    ...["-machine", spec.machine ?? "q35"],
+    ...["-accel", accel],
+    // TCG's default CPU (qemu64) lacks SSE4.2 and POPCNT, which V8 and the kernel like to
+    // see; "max" is everything TCG can emulate (mkosi does the same).
+    ...["-cpu", accel === "kvm" ? "host" : "max"],
+    ...["-smp", String(spec.cpus ?? DEFAULT_CPUS)],
+    ...["-m", String(spec.memoryMiB ?? DEFAULT_MEMORY_MIB)],
+    // No default NIC, VGA, floppy, CD-ROM, serial port or monitor: only what is named here.
+    "-nodefaults",
     "-display",
     "none",
-    "-drive",
-    `if=pflash,format=raw,readonly=on,file=${OVMF_CODE}`,
-    "-drive",
-    `if=pflash,format=raw,file=${spec.varsFile}`,
-    // QEMU's watchdog: a release's trial boot arms it, and a hang ends in a reset.
-    "-device",
-    "i6300esb",
-    "-action",
-    "watchdog=reset",
+    ...["-drive", `if=pflash,format=raw,unit=0,readonly=on,file=${qemuValue(spec.firmware.code)}`],
+    ...["-drive", `if=pflash,format=raw,unit=1,file=${qemuValue(spec.firmware.vars)}`],
+    ...serialArgs(spec.serial),
   ];
-  if (spec.serial === "stdio") args.push("-serial", "mon:stdio");
-  else
-    args.push("-chardev", `file,id=console,path=${spec.serial.file}`, "-serial", "chardev:console");
-  if (spec.qmpSocket) args.push("-qmp", `unix:${spec.qmpSocket},server=on,wait=off`);
+  if (spec.qmpSocket) args.push("-qmp", `unix:${qemuValue(spec.qmpSocket)},server=on,wait=off`);
+  // A guest reboot ends QEMU (SHUTDOWN event, reason "guest-reset"); so does a QMP
+  // system_reset or a watchdog reset while this is set.
   if (spec.noReboot) args.push("-no-reboot");
-  // bootindex makes OVMF put these first in BootOrder (it rebuilds BootOrder from QEMU's
-  // fw_cfg "bootorder" list): the stick, then the disks in the order given.
-  let boot = 1;
+  if (spec.watchdog ?? true) {
+    // `-action watchdog=reset` is the 6.0+ spelling of `-watchdog-action reset` (both in 7.2).
+    args.push("-device", "i6300esb", "-action", "watchdog=reset");
+  }
+  if (spec.debugExit) args.push("-device", "isa-debug-exit,iobase=0xf4,iosize=0x04");
+  // A machine has USB ports whether or not a stick is in one.
+  args.push("-device", "qemu-xhci,id=xhci");
   if (spec.stick) {
+    // snapshot=on: the guest's writes (systemd-boot's random seed) go to a temporary
+    // overlay, so one stick image serves many VMs and stays byte-identical.
+    const snapshot = spec.stickWritable ? "" : ",snapshot=on";
     args.push(
+      ...["-drive", `if=none,id=stick,format=raw,file=${qemuValue(spec.stick)}${snapshot}`],
       "-device",
-      "qemu-xhci,id=xhci",
-      "-drive",
-      `file=${spec.stick},format=raw,if=none,id=stick`,
-      "-device",
-      `usb-storage,bus=xhci.0,drive=stick,removable=on,id=stick-dev,bootindex=${boot++}`,
+      `usb-storage,bus=xhci.0,drive=stick,id=${STICK_DEVICE_ID},removable=on,bootindex=1`,
     );
   }
-  spec.disks.forEach((d, i) => {
+  const disks = spec.disks ?? [];
+  const ahciDisks = disks.filter((d) => d.bus === "ahci").length;
+  if (ahciDisks > AHCI_PORTS) {
+    throw new Error(`${ahciDisks} AHCI disks asked for, the controller has ${AHCI_PORTS} ports`);
+  }
+  if (ahciDisks > 0) args.push("-device", "ahci,id=ahci0");
+  let ahciPort = 0;
+  disks.forEach((disk, i) => {
     const id = `disk${i}`;
-    args.push("-drive", `file=${d.path},format=raw,if=none,id=${id}`);
-    if (d.bus === "virtio") args.push("-device", `virtio-blk-pci,drive=${id},bootindex=${boot++}`);
-    if (d.bus === "nvme")
-      args.push(
-        "-device",
-        `nvme,drive=${id},serial=${d.serial ?? `LIKEN${i}`},bootindex=${boot++}`,
-      );
-    if (d.bus === "ahci") {
-      if (!args.includes("ahci,id=ahci")) args.push("-device", "ahci,id=ahci");
-      args.push("-device", `ide-hd,bus=ahci.${i % 6},drive=${id},bootindex=${boot++}`);
+    const bootindex = `bootindex=${i + 2}`;
+    // cache=unsafe: no host fsync for a throwaway VM (data still reaches the file if QEMU
+    // is killed); discard=unmap: a guest's discard punches holes, so images stay sparse.
+    args.push(
+      "-drive",
+      `if=none,id=${id},format=raw,file=${qemuValue(disk.path)},cache=unsafe,discard=unmap`,
+    );
+    const serial = disk.serial ?? (disk.bus === "nvme" ? `nvme${i}` : undefined);
+    const serialOpt = serial === undefined ? "" : `,serial=${qemuValue(serial)}`;
+    if (disk.bus === "virtio") {
+      args.push("-device", `virtio-blk-pci,drive=${id},id=${id}-dev${serialOpt},${bootindex}`);
+    } else if (disk.bus === "nvme") {
+      args.push("-device", `nvme,drive=${id},id=${id}-dev${serialOpt},${bootindex}`);
+    } else {
+      const bus = `ahci0.${ahciPort++}`;
+      args.push("-device", `ide-hd,bus=${bus},drive=${id},id=${id}-dev${serialOpt},${bootindex}`);
     }
   });
   return args;
 }
 
-export function startQemu(spec: VmSpec, logFile: string): StartedProcess {
-  return startProcess("qemu-system-x86_64", qemuArgs(spec), { logFile });
+function serialArgs(serial: SerialSpec): string[] {
+  const chardev = (() => {
+    switch (serial.kind) {
+      case "file":
+        return `file,id=serial0,path=${qemuValue(serial.path)}`;
+      case "socket": {
+        const wait = (serial.wait ?? true) ? "on" : "off";
+        const log = serial.log ? `,logfile=${qemuValue(serial.log)},logappend=on` : "";
+        return `socket,id=serial0,path=${qemuValue(serial.path)},server=on,wait=${wait}${log}`;
+      }
+      case "stdio":
+        // `-serial mon:stdio` spelled out, with signal=off: Ctrl-C goes to the guest
+        // instead of killing QEMU; Ctrl-A X quits.
+        return "stdio,id=serial0,mux=on,signal=off";
+    }
+  })();
+  const args = ["-chardev", chardev, "-serial", "chardev:serial0"];
+  if (serial.kind === "stdio") args.push("-mon", "chardev=serial0,mode=readline");
+  return args;
 }
+
+// QEMU's option syntax: a comma inside a value is written twice.
+function qemuValue(value: string): string {
+  return value.replaceAll(",", ",,");
+}
+
+/** Starts QEMU for `spec`; stop it with kill() or QMP `quit`. */
+export function startQemu(spec: VmSpec, options: StartOptions = {}): StartedProcess {
+  return start(QEMU, qemuArgs(spec), options);
+}
+
+// --- Firmware ---
+
+export const FIRMWARE_DESCRIPTORS = "/usr/share/qemu/firmware";
+
+/** OVMF as found through QEMU's firmware descriptors (docs/interop/firmware.json). */
+export interface Ovmf {
+  readonly code: string;
+  /** The template each VM copies for its own variables. */
+  readonly varsTemplate: string;
+  readonly descriptor: string;
+  /** The descriptors passed over, and why. */
+  readonly skipped: readonly { readonly descriptor: string; readonly reason: string }[];
+}
+
+interface Descriptor {
+  "interface-types"?: string[];
+  mapping?: {
+    device?: string;
+    executable?: { filename?: string; format?: string };
+    "nvram-template"?: { filename?: string; format?: string };
+  };
+  targets?: { architecture?: string; machines?: string[] }[];
+  features?: string[];
+}
+
+// Secure Boot needs signed images and SMM (-machine smm=on plus two -global flags);
+// liken's images are not signed, so those builds are skipped.
+const UNWANTED_FEATURES = ["secure-boot", "requires-smm", "enrolled-keys"];
+
+/**
+ * Why descriptor `d` does not fit a q35 x86_64 VM without Secure Boot, or undefined when it
+ * fits. Pure: the file checks come after.
+ */
+export function ovmfMismatch(d: Descriptor): string | undefined {
+  if (!d["interface-types"]?.includes("uefi")) return "not UEFI";
+  const q35 = d.targets?.some(
+    (t) => t.architecture === "x86_64" && (t.machines ?? []).some((m) => m.startsWith("pc-q35")),
+  );
+  if (!q35) return "not for x86_64 q35 machines";
+  if (d.mapping?.device !== "flash")
+    return `mapped as ${d.mapping?.device ?? "nothing"}, not flash`;
+  const unwanted = (d.features ?? []).filter((f) => UNWANTED_FEATURES.includes(f));
+  if (unwanted.length > 0) return `has ${unwanted.join(", ")} (liken's images are not signed)`;
+  if (d.mapping.executable?.format !== "raw" || !d.mapping.executable.filename) {
+    return "its code is not a raw file";
+  }
+  if (d.mapping["nvram-template"]?.format !== "raw" || !d.mapping["nvram-template"].filename) {
+    return "no raw variable store template";
+  }
+  return undefined;
+}
+
+/**
+ * OVMF for q35 without Secure Boot, from QEMU's firmware descriptors in priority order
+ * (file name order; on Debian 12 that is 60-edk2-x86_64.json, after skipping the two
+ * Secure Boot ones). Throws with every reason when none fits.
+ */
+export async function requireOvmf(dir = FIRMWARE_DESCRIPTORS): Promise<Ovmf> {
+  const names = (await readdir(dir).catch(() => [] as string[]))
+    .filter((n) => n.endsWith(".json"))
+    .sort();
+  const skipped: { descriptor: string; reason: string }[] = [];
+  for (const name of names) {
+    const descriptor = join(dir, name);
+    let d: Descriptor;
+    try {
+      d = JSON.parse(await readFile(descriptor, "utf8")) as Descriptor;
+    } catch (error) {
+      skipped.push({ descriptor, reason: `unreadable: ${(error as Error).message}` });
+      continue;
+    }
+    const mismatch = ovmfMismatch(d);
+    if (mismatch) {
+      skipped.push({ descriptor, reason: mismatch });
+      continue;
+    }
+    const code = d.mapping?.executable?.filename ?? "";
+    const varsTemplate = d.mapping?.["nvram-template"]?.filename ?? "";
+    const missing: string[] = [];
+    for (const file of [code, varsTemplate]) {
+      if (!(await isReadable(file))) missing.push(file);
+    }
+    if (missing.length > 0) {
+      skipped.push({ descriptor, reason: `cannot read ${missing.join(", ")}` });
+      continue;
+    }
+    return { code, varsTemplate, descriptor, skipped };
+  }
+  const why = skipped.map((s) => `${s.descriptor}: ${s.reason}`).join("; ");
+  throw new Error(
+    `no OVMF firmware for q35 without Secure Boot in ${dir}${why ? ` (${why})` : ""}; install the Debian package ovmf`,
+  );
+}
+
+async function isReadable(path: string): Promise<boolean> {
+  return access(path, constants.R_OK).then(
+    () => true,
+    () => false,
+  );
+}
+
+// --- Acceleration ---
+
+let kvmProbe: Promise<boolean> | undefined;
+
+/**
+ * Whether KVM runs guest code here. /dev/kvm existing is not enough (on these machines it
+ * exists and guests die with "KVM internal error. Suberror: 1"), so the probe boots a
+ * 64 KiB firmware whose reset vector, in real mode, writes 0x2a to isa-debug-exit: only a
+ * VM that really executed it exits with 85. Remembered for the process.
+ */
+export function probeKvm(): Promise<boolean> {
+  kvmProbe ??= runProbe("kvm");
+  return kvmProbe;
+}
+
+/** KVM when probeKvm() says it works, otherwise TCG. */
+export async function chooseAccel(): Promise<Accel> {
+  return (await probeKvm()) ? "kvm" : "tcg";
+}
+
+/** Boots the probe firmware with `accel`; true when it ran. Exported for the tests. */
+export async function runProbe(accel: Accel): Promise<boolean> {
+  const dir = await mkdtemp(join(tmpdir(), "liken-kvm-probe-"));
+  try {
+    const bios = join(dir, "probe.bin");
+    await writeFile(bios, PROBE_FIRMWARE);
+    const r = await run(
+      QEMU,
+      [
+        ...["-machine", "q35", "-accel", accel, "-m", "64"],
+        ...["-nodefaults", "-display", "none", "-bios", bios],
+        ...["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"],
+      ],
+      { timeoutMs: 10_000, okExitCodes: [1, PROBE_EXIT_CODE] },
+    ).catch(() => undefined);
+    return r?.exitCode === PROBE_EXIT_CODE;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const PROBE_EXIT_CODE = (0x2a << 1) | 1;
+// x86 firmware must be a multiple of 64 KiB; its last 16 bytes sit at the reset vector
+// (physical 0xFFFFFFF0): mov al, 0x2a; out 0xf4, al; hlt; jmp back to the hlt.
+const PROBE_FIRMWARE = (() => {
+  const image = new Uint8Array(64 * 1024);
+  image.set([0xb0, 0x2a, 0xe6, 0xf4, 0xf4, 0xeb, 0xfd], 0xfff0);
+  return image;
+})();

@@ -10,8 +10,23 @@ import type { DiskFacts } from "./types.ts";
 const LOADER_PART_UUID_VAR =
   "/sys/firmware/efi/efivars/LoaderDevicePartUUID-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f";
 
+/**
+ * The modules a block device's driver chain needs that the release cannot load at boot: the
+ * hardware report's boot-path verdict (hwreport/). Without one, no disk misses a module.
+ */
+export type MissingModules = (disk: DiskFacts) => readonly string[];
+
 /** Every disk of the machine, or exactly `paths` (block devices and image files) when given. */
-export async function discoverDisks(paths: readonly string[]): Promise<DiskFacts[]> {
+export async function discoverDisks(
+  paths: readonly string[],
+  missingModules?: MissingModules,
+): Promise<DiskFacts[]> {
+  const facts = await discoverFacts(paths);
+  if (!missingModules) return facts;
+  return facts.map((f) => (f.kind === "block" ? { ...f, missingModules: missingModules(f) } : f));
+}
+
+async function discoverFacts(paths: readonly string[]): Promise<DiskFacts[]> {
   const bootPartUuid = await findBootPartUuid();
   if (paths.length === 0) {
     const devices = await listBlockDevices();

@@ -1,0 +1,98 @@
+// `liken-stick hwreport [--json] [--manifest FILE [--as NAME]] [--release DIR]`: the hardware
+// report (hwreport/, docs/hwreport.md).
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { LikenError, usageError } from "../../common/errors.ts";
+import { buildReport, renderReport, saveReport } from "../../hwreport/index.ts";
+import type { BootModules } from "../../image-build/inputs/modules.ts";
+import { requireRelease } from "../../installer/release.ts";
+import { requireManifest } from "../load-manifest.ts";
+import type { Verb } from "../verb.ts";
+
+export const hwreportVerb: Verb = {
+  words: ["hwreport"],
+  operands: "",
+  minOperands: 0,
+  maxOperands: 0,
+  summary: "the hardware report: drivers, boot-path verdict and proposed layout",
+  description: `
+Reads the machine: system, firmware (UEFI or legacy, Secure Boot), CPU, memory,
+every disk and NIC with the chain of drivers from it to the PCI root and the
+module behind each driver. Nothing is written, except on the stick, where the
+report is also saved to the payload's reports/ folder.
+
+With --release, each disk whose chain needs a module the release cannot load at
+boot is named, and is unsupported. With --manifest, the ports each machine
+declares are checked, and the report shows the layout install would write for
+machine NAME (--as), or for every machine; unsupported disks are left out.
+
+Problems come first; docs/hwreport.md explains each one and what to do.`,
+  options: [
+    { name: "json", type: "boolean", summary: "print JSON for programs (docs/hwreport.md)" },
+    { name: "manifest", type: "string", value: "FILE", summary: "the cluster manifest" },
+    {
+      name: "as",
+      type: "string",
+      value: "NAME",
+      summary: "the manifest machine this one is (default: every machine)",
+    },
+    { name: "release", type: "string", value: "DIR", summary: "the release to judge against" },
+  ],
+  async run(args, io) {
+    const file = args.options.manifest;
+    const name = args.options.as;
+    if (typeof name === "string" && typeof file !== "string")
+      throw usageError("--as NAME needs --manifest FILE", "see liken-stick hwreport --help");
+    const manifest =
+      typeof file === "string" ? await requireManifest(file, "hwreport", io) : undefined;
+    if (manifest && typeof name === "string" && !manifest.machines.some((m) => m.name === name))
+      throw usageError(
+        `the manifest has no machine named "${name}"`,
+        `choose one of: ${manifest.machines.map((m) => m.name).join(", ")}`,
+      );
+    const releaseDir = args.options.release;
+    const release = typeof releaseDir === "string" ? await readRelease(releaseDir) : undefined;
+    const report = await buildReport({
+      ...(manifest ? { manifest } : {}),
+      ...(typeof name === "string" ? { machine: name } : {}),
+      ...(release ? { release } : {}),
+    });
+    const saved = await saveReport(report);
+    const final = saved ? { ...report, saved } : report;
+    io.out(args.options.json ? `${JSON.stringify(final, null, 2)}\n` : renderReport(final));
+    return 0;
+  },
+};
+
+/** The release's version, rootfs size and boot-modules.json. */
+async function readRelease(
+  dir: string,
+): Promise<{ version: string; modules: BootModules; rootfsSize: number }> {
+  const release = await requireRelease(dir);
+  const file = join(dir, "boot-modules.json");
+  const invalid = (what: string) =>
+    new LikenError(
+      "refused",
+      `release ${dir} is not usable: ${what}`,
+      "build it again with liken-stick release",
+      "ReleaseInvalid",
+    );
+  let data: Partial<BootModules>;
+  try {
+    data = JSON.parse(await readFile(file, "utf8")) as Partial<BootModules>;
+  } catch (error) {
+    throw invalid(`boot-modules.json does not read (${(error as Error).message})`);
+  }
+  if (!Array.isArray(data.modules) || !Array.isArray(data.builtin) || !Array.isArray(data.aliases))
+    throw invalid("boot-modules.json lacks modules, builtin or aliases");
+  return {
+    version: release.version,
+    rootfsSize: release.rootfsSize,
+    modules: {
+      kernel: typeof data.kernel === "string" ? data.kernel : release.kernel,
+      modules: data.modules,
+      builtin: data.builtin,
+      aliases: data.aliases,
+    },
+  };
+}

@@ -1,0 +1,97 @@
+// `liken-stick menu [--manifest FILE] [--release DIR] [PATH...]`: what the stick shows.
+import { LikenError } from "../../common/errors.ts";
+import { runMenu } from "../../menu/app.ts";
+import { parseVerbArgs } from "../args.ts";
+import { requireManifest } from "../load-manifest.ts";
+import type { Io, Verb } from "../verb.ts";
+
+const PAYLOAD_MANIFEST = "/payload/cluster.toml";
+const PAYLOAD_RELEASE = "/payload/release";
+const DEFAULT_STATUS_FILE = "/run/liken/install-status.json";
+
+export const menuVerb: Verb = {
+  words: ["menu"],
+  operands: "[PATH...]",
+  minOperands: 0,
+  maxOperands: Number.POSITIVE_INFINITY,
+  summary: "the stick's menu: install as, wipe and reinstall as, power off",
+  description: `
+The full-screen menu the stick runs on its consoles: install as NAME and wipe
+and reinstall as NAME for every machine of the manifest, the hardware report,
+a shell and power off. Keyboard only; it has no timeout, so a machine at the
+menu waits for a person. A failed install shows its error and the disks and
+holds the console; Retry runs the same install again.
+
+On the stick it runs with the payload's manifest and release (the defaults).
+PATHs limit it to those block devices or image files. Power off powers the
+machine off only when LIKEN_STICK=1 (the stick's /init sets it); elsewhere it
+ends the menu with exit code 0. See docs/menu.md.`,
+  options: [
+    {
+      name: "manifest",
+      type: "string",
+      value: "FILE",
+      summary: `the cluster manifest (${PAYLOAD_MANIFEST})`,
+    },
+    {
+      name: "release",
+      type: "string",
+      value: "DIR",
+      summary: `the release to install (${PAYLOAD_RELEASE})`,
+    },
+    {
+      name: "status-file",
+      type: "string",
+      value: "FILE",
+      summary: `where the installer's status document goes (${DEFAULT_STATUS_FILE})`,
+    },
+  ],
+  async run(args, io) {
+    const file = stringOption(args.options.manifest, PAYLOAD_MANIFEST);
+    const releaseDir = stringOption(args.options.release, PAYLOAD_RELEASE);
+    const statusFile = stringOption(args.options["status-file"], DEFAULT_STATUS_FILE);
+    if (!process.stdin.isTTY || !process.stdout.isTTY) {
+      throw new LikenError(
+        "refused",
+        "the menu needs a terminal on its input and output",
+        "run it on a console; liken-stick install does the same without one",
+      );
+    }
+    // The manifest's warnings go on the menu's first screen, not under it.
+    const warnings: string[] = [];
+    const capture: Io = {
+      out: io.out,
+      err: (t) => warnings.push(t.replace(/^liken-stick menu: (warning: )?/, "").trimEnd()),
+    };
+    const manifest = await requireManifest(file, "menu", capture).catch((error: unknown) => {
+      for (const line of warnings) io.err(`liken-stick menu: ${line}\n`);
+      throw error;
+    });
+    // The hardware report is listed once the command has it (verbs.ts imports this file).
+    const { VERBS } = await import("../verbs.ts");
+    const hwreport = VERBS.find((v) => v.words.join(" ") === "hwreport");
+    return runMenu({
+      manifest,
+      releaseDir,
+      paths: args.operands,
+      statusFile,
+      warnings,
+      ...(hwreport ? { hwreport } : {}),
+      hwreportArgs: (verb) => {
+        const argv: string[] = [];
+        const has = (name: string) => verb.options.some((o) => o.name === name);
+        if (has("manifest")) argv.push("--manifest", file);
+        if (has("release")) argv.push("--release", releaseDir);
+        return parseVerbArgs(verb, argv);
+      },
+      onStick: process.env.LIKEN_STICK === "1",
+      input: process.stdin,
+      output: process.stdout,
+      term: process.env.TERM ?? "",
+    });
+  },
+};
+
+function stringOption(value: unknown, fallback: string): string {
+  return typeof value === "string" ? value : fallback;
+}

@@ -1,0 +1,170 @@
+// `liken-stick vm [--stick FILE] [--disk SIZE[,BUS] | --disk FILE[,BUS]]... [--memory MIB]
+// [--keep]`: boots a stick and/or disks in QEMU with the serial console on this terminal,
+// the way a person tries a stick before writing it, or looks at an installed disk.
+import { copyFile, mkdtemp, rm, stat, truncate, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { LikenError, usageError } from "../../common/errors.ts";
+import { formatSize } from "../../common/size.ts";
+import {
+  chooseAccel,
+  DEFAULT_MEMORY_MIB,
+  type DiskBus,
+  requireOvmf,
+  startQemu,
+  type VmDisk,
+} from "../../tools/qemu.ts";
+import type { Verb } from "../verb.ts";
+
+const BUSES: readonly DiskBus[] = ["virtio", "nvme", "ahci"];
+const UNITS = { K: 1, M: 2, G: 3, T: 4 } as const;
+
+/** What one --disk asks for: a new blank disk of a size, or an existing image. */
+export type DiskOption =
+  | { readonly kind: "new"; readonly bytes: number; readonly bus: DiskBus }
+  | { readonly kind: "file"; readonly path: string; readonly bus: DiskBus };
+
+/** Reads `8G`, `8G,nvme`, `512M,ahci`, `disk.img`, `disk.img,nvme` (pure). */
+export function parseDiskOption(text: string): DiskOption {
+  const comma = text.lastIndexOf(",");
+  const suffix = comma < 0 ? undefined : text.slice(comma + 1);
+  let what = text;
+  let bus: DiskBus = "virtio";
+  if (suffix !== undefined) {
+    if (!BUSES.includes(suffix as DiskBus)) {
+      throw usageError(
+        `--disk ${text}: unknown bus "${suffix}"`,
+        `the bus is one of ${BUSES.join(", ")}, e.g. --disk 8G,nvme`,
+      );
+    }
+    what = text.slice(0, comma);
+    bus = suffix as DiskBus;
+  }
+  if (what === "") throw usageError(`--disk ${text}: no size or file`, "e.g. --disk 8G");
+  const size = /^(\d+)([KMGT])(?:i?B)?$/i.exec(what);
+  if (size) {
+    const bytes = Number(size[1]) * 1024 ** UNITS[size[2]!.toUpperCase() as keyof typeof UNITS];
+    if (bytes < 1024 ** 2) throw usageError(`--disk ${text}: too small`, "give at least 1M");
+    return { kind: "new", bytes, bus };
+  }
+  return { kind: "file", path: what, bus };
+}
+
+export const vmVerb: Verb = {
+  words: ["vm"],
+  operands: "",
+  minOperands: 0,
+  maxOperands: 0,
+  summary: "boot a stick and/or disks in QEMU, the console on this terminal",
+  description: `
+Starts QEMU (q35, OVMF without Secure Boot, 2 CPUs) with the guest's serial console
+(ttyS0) on this terminal. The stick is a removable USB stick and boots first; the
+disks follow in the order given. Quit with Ctrl-A then X; Ctrl-A then C switches
+to the QEMU monitor and back.
+
+--disk SIZE[,BUS] adds a new blank disk, a sparse file (8G, 512M,nvme, 1T,ahci);
+--disk FILE[,BUS] attaches an existing image or block device. BUS is virtio (the
+default), nvme or ahci. The stick image is never changed (the VM's writes to it
+are thrown away); disk images are written. Each VM gets its own copy of the OVMF
+variables; --keep keeps it and the new disks in a folder it names.
+
+Acceleration is TCG: KVM is used only when a probe VM runs under it (on many hosts
+/dev/kvm exists and guests still fail). The exit code is QEMU's.`,
+  options: [
+    { name: "stick", type: "string", value: "FILE", summary: "the stick image (boots first)" },
+    {
+      name: "disk",
+      type: "string",
+      multiple: true,
+      value: "SIZE|FILE[,BUS]",
+      summary: "a new blank disk or an existing image; repeatable",
+    },
+    {
+      name: "memory",
+      type: "string",
+      value: "MIB",
+      summary: `memory in MiB (${DEFAULT_MEMORY_MIB})`,
+    },
+    { name: "keep", type: "boolean", summary: "keep the VM's folder (variables, new disks)" },
+  ],
+  async run(args, io) {
+    const stick = typeof args.options.stick === "string" ? args.options.stick : undefined;
+    const diskOptions = ((args.options.disk as readonly string[] | undefined) ?? []).map(
+      parseDiskOption,
+    );
+    if (stick === undefined && diskOptions.length === 0) {
+      throw usageError("nothing to boot", "give --stick FILE and/or --disk SIZE|FILE");
+    }
+    const memoryMiB = parseMemory(args.options.memory);
+    if (stick !== undefined) await requireImage(stick, "--stick");
+    for (const d of diskOptions) if (d.kind === "file") await requireImage(d.path, "--disk");
+    const firmware = await requireOvmf().catch((error: Error) => {
+      throw new LikenError(
+        "failed",
+        error.message.replace(/; install.*$/, ""),
+        "install the Debian package ovmf",
+      );
+    });
+    const accel = await chooseAccel();
+
+    const scratch = await mkdtemp(join(tmpdir(), "liken-vm-"));
+    try {
+      const vars = join(scratch, "OVMF_VARS.fd");
+      await copyFile(firmware.varsTemplate, vars);
+      const disks: VmDisk[] = [];
+      for (const [i, d] of diskOptions.entries()) {
+        if (d.kind === "file") {
+          disks.push({ path: resolve(d.path), bus: d.bus });
+          io.err(`liken-stick vm: disk ${i + 1} on ${d.bus}: ${d.path}\n`);
+          continue;
+        }
+        const path = join(scratch, `disk${i + 1}.img`);
+        await writeFile(path, "");
+        await truncate(path, d.bytes);
+        disks.push({ path, bus: d.bus });
+        io.err(`liken-stick vm: disk ${i + 1} on ${d.bus}: new, blank, ${formatSize(d.bytes)}\n`);
+      }
+      const kvm = accel === "kvm" ? "KVM" : "TCG";
+      io.err(
+        `liken-stick vm: QEMU q35, ${kvm}, ${memoryMiB} MiB${stick ? `, stick ${stick} (USB, first to boot)` : ""}\n`,
+      );
+      io.err(
+        "liken-stick vm: the serial console follows; Ctrl-A X quits, Ctrl-A C is the monitor\n",
+      );
+      const qemu = startQemu(
+        {
+          accel,
+          firmware: { code: firmware.code, vars },
+          ...(stick ? { stick: resolve(stick) } : {}),
+          disks,
+          memoryMiB,
+          serial: { kind: "stdio" },
+        },
+        { stdin: "inherit", stdout: "inherit", stderr: "inherit" },
+      );
+      const exit = await qemu.exited;
+      if (exit.signal !== undefined) io.err(`liken-stick vm: QEMU was killed by ${exit.signal}\n`);
+      return exit.exitCode ?? 1;
+    } finally {
+      if (args.options.keep) io.err(`liken-stick vm: kept ${scratch}\n`);
+      else await rm(scratch, { recursive: true, force: true });
+    }
+  },
+};
+
+function parseMemory(value: unknown): number {
+  if (value === undefined) return DEFAULT_MEMORY_MIB;
+  const text = String(value);
+  if (!/^\d+$/.test(text) || Number(text) < 256) {
+    throw usageError(`--memory ${text}: not a number of MiB from 256 up`, "e.g. --memory 4096");
+  }
+  return Number(text);
+}
+
+async function requireImage(path: string, option: string): Promise<void> {
+  const s = await stat(path).catch(() => undefined);
+  if (!s) throw usageError(`${option} ${path}: no such file`, "give an image file or a size");
+  if (!s.isFile() && !s.isBlockDevice()) {
+    throw usageError(`${option} ${path}: not an image file or block device`, "give an image file");
+  }
+}

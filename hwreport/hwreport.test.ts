@@ -1,0 +1,460 @@
+// The sysfs walk against fixture trees (one captured from a QEMU machine with
+// fixtures/capture.sh, one written by hand after the kernel's layout for NVMe, AHCI, USB
+// storage and Intel NICs), the boot-path verdict, and the report with its layout.
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { BootModules } from "../image-build/inputs/modules.ts";
+import { classifyDisk } from "../installer/disks/classify.ts";
+import type { ContentProbe, Disk, DiskFacts, MissingModules } from "../installer/disks/index.ts";
+import { parseManifest } from "../manifest/index.ts";
+import type { Manifest } from "../manifest/types.ts";
+import { bootPathOf, judgeChain, judgeLevel, missingOf } from "./boot-path.ts";
+import { type Inventory, readFirmware, withDeadline } from "./inventory.ts";
+import { renderReport } from "./render.ts";
+import { buildReport, reportFileName, saveReport } from "./report.ts";
+import { findDisks, findNics } from "./sysfs.ts";
+import type { HwReport } from "./types.ts";
+
+const FIXTURES = new URL("./fixtures/", import.meta.url).pathname;
+const QEMU = join(FIXTURES, "qemu-virtio");
+const WORKSTATION = join(FIXTURES, "workstation");
+const noNvme = JSON.parse(
+  await readFile(join(FIXTURES, "boot-modules-no-nvme.json"), "utf8"),
+) as BootModules;
+const withNvme: BootModules = {
+  ...noNvme,
+  modules: [
+    ...noNvme.modules,
+    { name: "nvme", path: "kernel/drivers/nvme/host/nvme.ko", depends: [] },
+  ],
+  aliases: [...noNvme.aliases, ["pci:v*d*sv*sd*bc01sc08i02*", "nvme"]],
+};
+const manifestResult = parseManifest(
+  await readFile(join(FIXTURES, "cluster.toml"), "utf8"),
+  "cluster.toml",
+);
+if (!manifestResult.ok) throw new Error("fixtures/cluster.toml does not parse");
+const manifest: Manifest = manifestResult.manifest;
+
+/** A level as the walk reports it, for exact comparisons. */
+const level = (
+  device: string,
+  subsystem: string | null,
+  driver: string | null,
+  module: string | null,
+  builtin: boolean,
+  modalias: string | null,
+) => ({ device, subsystem, driver, module, builtin, modalias });
+
+describe("the sysfs walk, on a QEMU machine (captured)", () => {
+  it("finds vda: virtio_blk and virtio-pci, both built in", async () => {
+    const disks = await findDisks(QEMU);
+    expect(disks.map((d) => d.name)).toEqual(["vda"]);
+    expect(disks[0]).toEqual({
+      name: "vda",
+      size: 256 * 1024 ** 3,
+      model: null,
+      serial: "1776631277070364",
+      removable: false,
+      readOnly: false,
+      chain: [
+        level(
+          "pci0000:00/0000:00:02.0/virtio1",
+          "virtio",
+          "virtio_blk",
+          "virtio_blk",
+          true,
+          "virtio:d00000002v00001AF4",
+        ),
+        level(
+          "pci0000:00/0000:00:02.0",
+          "pci",
+          "virtio-pci",
+          "virtio_pci",
+          true,
+          "pci:v00001AF4d00001042sv00001AF4sd00001042bc01sc80i00",
+        ),
+      ],
+    });
+  });
+
+  it("finds eth0 with its MAC, carrier and drivers, and leaves out NICs without a device", async () => {
+    const nics = await findNics(QEMU);
+    expect(nics.map((n) => n.name)).toEqual(["eth0"]);
+    expect(nics[0]).toMatchObject({ mac: "02:fc:00:00:00:01", carrier: true, speed: null });
+    expect(nics[0]?.chain.map((l) => [l.driver, l.module, l.builtin])).toEqual([
+      ["virtio_net", "virtio_net", true],
+      ["virtio-pci", "virtio_pci", true],
+    ]);
+  });
+});
+
+describe("the sysfs walk, on a workstation (the kernel's layout, by hand)", async () => {
+  const disks = await findDisks(WORKSTATION);
+  const byName = (n: string) => disks.find((d) => d.name === n);
+
+  it("skips loop, ram and zram devices", () => {
+    expect(disks.map((d) => d.name)).toEqual(["nvme0n1", "sda", "sdb"]);
+  });
+
+  it("NVMe: nvme (module nvme) behind a root port whose pcieport is built in", () => {
+    const d = byName("nvme0n1");
+    expect(d).toMatchObject({
+      size: 1953525168 * 512,
+      model: "Samsung SSD 970 EVO Plus 1TB",
+      serial: "S4EWNX0R123456",
+      removable: false,
+    });
+    expect(d?.chain).toEqual([
+      level(
+        "pci0000:00/0000:00:1d.0/0000:3d:00.0",
+        "pci",
+        "nvme",
+        "nvme",
+        false,
+        "pci:v0000144Dd0000A808sv0000144Dsd0000A801bc01sc08i02",
+      ),
+      level(
+        "pci0000:00/0000:00:1d.0",
+        "pci",
+        "pcieport",
+        "pcieport",
+        true,
+        "pci:v00008086d0000A330sv00001028sd0000085Cbc06sc04i00",
+      ),
+    ]);
+  });
+
+  it("AHCI: sd (sd_mod) on the SCSI device, ahci on the controller; ATA port, host and target carry no driver", () => {
+    expect(byName("sda")?.chain).toEqual([
+      level(
+        "pci0000:00/0000:00:17.0/ata1/host0/target0:0:0/0:0:0:0",
+        "scsi",
+        "sd",
+        "sd_mod",
+        false,
+        "scsi:t-0x00",
+      ),
+      level(
+        "pci0000:00/0000:00:17.0",
+        "pci",
+        "ahci",
+        "ahci",
+        false,
+        "pci:v00008086d0000A352sv00001028sd0000085Cbc01sc06i01",
+      ),
+    ]);
+    expect(byName("sda")?.model).toBe("Samsung SSD 860");
+  });
+
+  it("USB storage: sd < usb-storage < usb (usbcore) twice < xhci_hcd (module xhci_pci)", () => {
+    const d = byName("sdb");
+    expect(d?.removable).toBe(true);
+    expect(
+      d?.chain.map((l) => [l.device.split("/").at(-1), l.driver, l.module, l.builtin]),
+    ).toEqual([
+      ["6:0:0:0", "sd", "sd_mod", false],
+      ["2-1:1.0", "usb-storage", "usb_storage", false],
+      ["2-1", "usb", "usbcore", false],
+      ["usb2", "usb", "usbcore", false],
+      ["0000:00:14.0", "xhci_hcd", "xhci_pci", false],
+    ]);
+    expect(d?.chain[1]?.modalias).toBe("usb:v0781p5583d0100dc00dsc00dp00ic08isc06ip50in00");
+    expect(d?.chain[2]?.modalias).toBeNull(); // USB devices have none; their interfaces do
+  });
+
+  it("NICs: e1000e with a cable; igb without (carrier unreadable = no carrier); lo left out", async () => {
+    const nics = await findNics(WORKSTATION);
+    expect(
+      nics.map((n) => [n.name, n.mac, n.carrier, n.speed, n.operstate, n.chain[0]?.driver]),
+    ).toEqual([
+      ["eno1", "6c:2b:59:aa:bb:01", true, 1000, "up", "e1000e"],
+      ["enp4s0", "6c:2b:59:aa:bb:02", false, null, "down", "igb"],
+    ]);
+    expect(nics[0]?.chain).toEqual([
+      level(
+        "pci0000:00/0000:00:1f.6",
+        "pci",
+        "e1000e",
+        "e1000e",
+        false,
+        "pci:v00008086d000015BBsv00001028sd0000085Cbc02sc00i00",
+      ),
+    ]);
+  });
+});
+
+describe("the boot-path verdict", async () => {
+  const disks = await findDisks(WORKSTATION);
+  const boot = bootPathOf("1.0.0", noNvme);
+  const missing = (name: string, b = boot) =>
+    missingOf(judgeChain(disks.find((d) => d.name === name)?.chain ?? [], b));
+
+  it("a release without nvme cannot drive the NVMe disk; the rest it can", () => {
+    expect(missing("nvme0n1")).toEqual(["nvme"]);
+    expect(missing("sda")).toEqual([]);
+    expect(missing("sdb")).toEqual([]);
+    expect(missing("nvme0n1", bootPathOf("1.0.0", withNvme))).toEqual([]);
+  });
+
+  it("says how each level is driven: carried, built in, or a built-in bus driver it cannot name", () => {
+    const chain = judgeChain(disks.find((d) => d.name === "nvme0n1")?.chain ?? [], boot);
+    expect(chain.map((l) => [l.driver, l.boot])).toEqual([
+      ["nvme", "missing"],
+      ["pcieport", "unknown"],
+    ]);
+    expect(judgeChain(disks[0]?.chain ?? [], undefined).every((l) => l.boot === null)).toBe(true);
+  });
+
+  it("built-in drivers count when the release carries or builds in the module", async () => {
+    const [vda] = await findDisks(QEMU);
+    expect(judgeChain(vda?.chain ?? [], boot).map((l) => l.boot)).toEqual(["carried", "carried"]);
+    const builtIn = bootPathOf("1.0.0", {
+      ...noNvme,
+      modules: [],
+      builtin: ["virtio_blk", "virtio_pci"],
+    });
+    expect(judgeChain(vda?.chain ?? [], builtIn).map((l) => l.boot)).toEqual([
+      "builtin",
+      "builtin",
+    ]);
+    // a release with neither has no alias for the device either: it cannot say, and does not guess
+    const bare = bootPathOf("1.0.0", { kernel: "k", modules: [], builtin: [], aliases: [] });
+    expect(judgeChain(vda?.chain ?? [], bare).map((l) => l.boot)).toEqual(["unknown", "unknown"]);
+  });
+
+  it("a device with no driver gets the module its modalias loads in the release", () => {
+    const unbound = {
+      device: "pci0000:00/0000:00:17.0",
+      subsystem: "pci",
+      driver: null,
+      module: null,
+      builtin: false,
+      modalias: "pci:v00008086d0000A352sv00001028sd0000085Cbc01sc06i01",
+    };
+    expect(judgeLevel(unbound, boot)).toMatchObject({ module: "ahci", boot: "carried" });
+    expect(
+      judgeLevel({ ...unbound, modalias: "pci:v0000FFFFd0000FFFFsv0sd0bc08sc80i00" }, boot),
+    ).toMatchObject({ module: null, boot: "unknown" });
+  });
+});
+
+const GIB = 1024 ** 3;
+const blank: ContentProbe = {
+  signatures: [],
+  mbrPartitions: 0,
+  headZero: true,
+  tailZero: true,
+  exclusive: true,
+  claim: { state: "none" },
+  failed: [],
+};
+const inventory = async (): Promise<Inventory> => ({
+  system: {
+    manufacturer: "Dell Inc.",
+    product: "OptiPlex 7080",
+    serial: "7XK2Q93",
+    uuid: "4c4c4544-0058-4b10-8032-b7c04f513933",
+    baseboard: { manufacturer: "Dell Inc.", product: "0J37D", serial: null },
+    firmware: {
+      mode: "uefi",
+      secureBoot: true,
+      vendor: "Dell Inc.",
+      version: "1.21.0",
+      date: "2023-05-10",
+    },
+  },
+  cpu: {
+    manufacturer: "Intel",
+    brand: "Core i7-10700",
+    cores: 16,
+    physicalCores: 8,
+    sockets: 1,
+    speedMax: 4.8,
+  },
+  memory: { total: 32 * GIB },
+  problems: [],
+});
+
+/** The disk inventory of the workstation fixture: its sysfs facts, blank contents, the verdict filled in. */
+async function workstationDisks(fill: MissingModules | undefined): Promise<Disk[]> {
+  const found = await findDisks(WORKSTATION);
+  return found.map((d) => {
+    const facts: DiskFacts = {
+      path: `/dev/${d.name}`,
+      name: d.name,
+      kind: "block",
+      deviceType: "disk",
+      size: d.size,
+      logicalSectorSize: 512,
+      physicalSectorSize: 512,
+      rotational: false,
+      readOnly: d.readOnly,
+      removable: d.removable,
+      transport: d.name.startsWith("nvme") ? "nvme" : d.removable ? "usb" : "sata",
+      holders: [],
+      mounts: [],
+      swap: false,
+      partitions: [],
+      bootMedium: false,
+      missingModules: [],
+    };
+    return classifyDisk(fill ? { ...facts, missingModules: fill(facts) } : facts, blank);
+  });
+}
+
+describe("the report", async () => {
+  const report = await buildReport({
+    root: WORKSTATION,
+    release: { version: "1.0.0", modules: noNvme },
+    manifest,
+    inventory,
+    disks: workstationDisks,
+    now: new Date("2024-01-01T00:00:00Z"),
+    newInstallId: "00000000-0000-4000-8000-000000000000",
+  });
+
+  it("names the driver and the disk, and marks the disk unsupported", () => {
+    expect(report.problems[0]).toEqual({
+      code: "missing-driver",
+      severity: "error",
+      subject: "nvme0n1",
+      message: "nvme0n1 needs nvme, which release 1.0.0 cannot load at boot",
+      hint: "the layout leaves nvme0n1 out; install on another disk, or use a release whose boot path carries nvme",
+    });
+    const nvme = report.disks.find((d) => d.name === "nvme0n1");
+    expect(nvme).toMatchObject({
+      bus: "nvme",
+      modules: ["nvme", "pcieport"],
+      missingModules: ["nvme"],
+      verdict: "unsupported",
+      reasons: ["missing-driver:nvme"],
+    });
+    expect(report.disks.find((d) => d.name === "sda")).toMatchObject({
+      bus: "sata",
+      missingModules: [],
+      verdict: "blank",
+    });
+  });
+
+  it("leaves the NVMe disk out of the proposed layout", () => {
+    const leader = report.layouts.find((l) => l.machine === "leader-1")?.plan;
+    if (!leader?.ok) throw new Error("leader-1 has no layout");
+    expect(leader.layout.disks.map((d) => d.path)).toEqual(["/dev/sda"]);
+    expect(leader.layout.leftOut.find((d) => d.path === "/dev/nvme0n1")).toMatchObject({
+      verdict: "unsupported",
+      reasons: ["missing-driver:nvme"],
+    });
+    // worker-1 wants an NVMe system disk, and the only one is unsupported: no layout, said first
+    const worker = report.layouts.find((l) => l.machine === "worker-1")?.plan;
+    expect(worker?.ok).toBe(false);
+    expect(report.problems.map((p) => [p.code, p.subject])).toEqual([
+      ["missing-driver", "nvme0n1"],
+      ["port-missing", "leader-1/eno2"],
+      ["no-layout", "worker-1"],
+      ["port-no-carrier", "leader-1/enp4s0"],
+    ]);
+  });
+
+  it("with the release's nvme, the NVMe disk is in the layout", async () => {
+    const ok = await buildReport({
+      root: WORKSTATION,
+      release: { version: "1.0.1", modules: withNvme },
+      manifest,
+      machine: "worker-1",
+      inventory,
+      disks: workstationDisks,
+    });
+    const plan = ok.layouts[0]?.plan;
+    expect(ok.layouts.map((l) => l.machine)).toEqual(["worker-1"]);
+    expect(plan?.ok && plan.layout.disks.map((d) => d.path)).toEqual(["/dev/nvme0n1"]);
+    expect(ok.problems.filter((p) => p.severity === "error")).toEqual([]);
+  });
+
+  it("checks the declared ports: a missing port is an error, a port without cable delays each boot", () => {
+    expect(report.ports).toEqual([
+      { machine: "leader-1", port: "eno1", exists: true, carrier: true },
+      { machine: "leader-1", port: "enp4s0", exists: true, carrier: false },
+      { machine: "leader-1", port: "eno2", exists: false, carrier: false },
+    ]);
+    expect(report.problems.find((p) => p.code === "port-no-carrier")?.message).toBe(
+      "port enp4s0 of leader-1 has no carrier; each boot waits up to 30 s for it",
+    );
+  });
+
+  it("without a release there is no verdict, and the report says so", async () => {
+    const r = await buildReport({ root: WORKSTATION, inventory, disks: workstationDisks });
+    expect(r.release).toBeNull();
+    expect(r.disks.map((d) => [d.name, d.missingModules, d.verdict])).toEqual([
+      ["nvme0n1", null, "blank"],
+      ["sda", null, "blank"],
+      ["sdb", null, "ineligible"],
+    ]);
+    expect(r.problems.map((p) => p.code)).toEqual(["no-release"]);
+    expect(r.layouts).toEqual([]);
+    expect(renderReport(r)).toContain("boot path   not judged (no --release)");
+  });
+
+  it("renders problems first, then system, CPU and memory, disks, NICs and the layout", () => {
+    const text = renderReport(report);
+    const order = [
+      "Problems (4)",
+      "System",
+      "CPU and memory",
+      "Disks",
+      "NICs",
+      "Proposed layout",
+    ].map((s) => text.indexOf(`${s}\n`));
+    expect(order.every((i) => i >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(text).toContain("nvme (nvme) MISSING < pcieport (built in)");
+    expect(text).toContain(
+      "sd (sd_mod) < usb-storage (usb_storage) < usb (usbcore) < usb (usbcore) < xhci_hcd (xhci_pci)",
+    );
+    expect(text).toContain("firmware    UEFI, Secure Boot on; Dell Inc. 1.21.0 (2023-05-10)");
+  });
+});
+
+describe("saving on the stick", () => {
+  const dirs: string[] = [];
+  afterAll(async () => {
+    for (const d of dirs) await rm(d, { recursive: true, force: true });
+  });
+  const report = { system: { serial: "7XK2/Q93", uuid: "u" } } as unknown as HwReport;
+
+  it("writes reports/<serial>.json only with LIKEN_STICK=1 and a reports folder", async () => {
+    const payload = await mkdtemp(join(tmpdir(), "hwreport-"));
+    dirs.push(payload);
+    expect(await saveReport(report, { LIKEN_STICK: "1" }, payload)).toBeNull();
+    await mkdir(join(payload, "reports"));
+    expect(await saveReport(report, {}, payload)).toBeNull();
+    const saved = await saveReport(report, { LIKEN_STICK: "1" }, payload);
+    expect(saved).toBe(join(payload, "reports", "7XK2_Q93.json"));
+    expect(JSON.parse(await readFile(saved as string, "utf8")).saved).toBe(saved);
+    expect(reportFileName({ system: { serial: null, uuid: "abc" } } as unknown as HwReport)).toBe(
+      "abc.json",
+    );
+  });
+
+  it("reads UEFI and Secure Boot from the efivar (4 attribute bytes, then 0 or 1)", async () => {
+    const root = await mkdtemp(join(tmpdir(), "hwreport-"));
+    dirs.push(root);
+    expect(await readFirmware(root)).toEqual({ mode: "legacy", secureBoot: null });
+    const vars = join(root, "sys/firmware/efi/efivars");
+    await mkdir(vars, { recursive: true });
+    expect(await readFirmware(root)).toEqual({ mode: "uefi", secureBoot: null });
+    const file = join(vars, "SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c");
+    await writeFile(file, Buffer.from([6, 0, 0, 0, 1]));
+    expect(await readFirmware(root)).toEqual({ mode: "uefi", secureBoot: true });
+    await writeFile(file, Buffer.from([6, 0, 0, 0, 0]));
+    expect(await readFirmware(root)).toEqual({ mode: "uefi", secureBoot: false });
+  });
+
+  it("gives up on a call that does not answer", async () => {
+    const never = new Promise<number>(() => {});
+    expect(await withDeadline(never, 20)).toEqual({ ok: false, why: "no answer within 20 ms" });
+    expect(await withDeadline(Promise.resolve(1), 20)).toEqual({ ok: true, value: 1 });
+  });
+});

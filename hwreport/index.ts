@@ -1,0 +1,6 @@
+// The hardware report: what the machine is, which driver each disk and NIC needs, which of
+// them the release's boot path lacks, and the layout an install would write.
+
+export { renderReport } from "./render.ts";
+export { buildReport, type ReportInput, reportFileName, saveReport } from "./report.ts";
+export { HWREPORT_SCHEMA, type HwReport } from "./types.ts";

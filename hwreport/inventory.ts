@@ -1,0 +1,155 @@
+// System, CPU, memory and firmware, from systeminformation and /sys/firmware. systeminformation
+// runs shell tools (dmidecode, lscpu) and swallows their failures, so each call here has a
+// deadline, and a tool that is not on PATH is reported as missing rather than read as "no
+// data" (research/hwreport-tui.md section 1).
+import { access, constants, readFile } from "node:fs/promises";
+import { delimiter, join } from "node:path";
+import si from "systeminformation";
+import type { CpuReport, MemoryReport, Problem, SystemReport } from "./types.ts";
+
+const SECURE_BOOT_VAR = "sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c";
+
+/** What systeminformation reads each tool for; a missing one is named in the report. */
+const TOOLS: readonly { readonly tool: string; readonly pkg: string; readonly gives: string }[] = [
+  { tool: "dmidecode", pkg: "dmidecode", gives: "the CPU socket and firmware details" },
+  { tool: "lscpu", pkg: "util-linux", gives: "the CPU model and core counts" },
+];
+
+export interface Inventory {
+  readonly system: SystemReport | null;
+  readonly cpu: CpuReport | null;
+  readonly memory: MemoryReport | null;
+  readonly problems: readonly Problem[];
+}
+
+/** Placeholders firmware writes where a value belongs. */
+const PLACEHOLDER =
+  /^(|-|none|n\/a|not specified|not applicable|default string|to be filled by o\.e\.m\.|system serial number|0+|ffffffff-ffff-ffff-ffff-ffffffffffff|03000200-0400-0500-0006-000700080009)$/i;
+
+function value(s: string | undefined | null): string | null {
+  const v = (s ?? "").trim();
+  return PLACEHOLDER.test(v) ? null : v;
+}
+
+type Outcome<T> = { ok: true; value: T } | { ok: false; why: string };
+
+/** `promise`, or a failure after `ms`: a hung tool must not hang the report. */
+export async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<Outcome<T>> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<Outcome<T>>((resolve) => {
+    timer = setTimeout(() => resolve({ ok: false, why: `no answer within ${ms} ms` }), ms);
+  });
+  try {
+    return await Promise.race([
+      promise.then(
+        (v): Outcome<T> => ({ ok: true, value: v }),
+        (e: unknown): Outcome<T> => ({ ok: false, why: (e as Error).message ?? String(e) }),
+      ),
+      deadline,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Whether `tool` is an executable on PATH. */
+export async function onPath(tool: string, path = process.env.PATH ?? ""): Promise<boolean> {
+  for (const dir of path.split(delimiter).filter(Boolean)) {
+    const found = await access(join(dir, tool), constants.X_OK).then(
+      () => true,
+      () => false,
+    );
+    if (found) return true;
+  }
+  return false;
+}
+
+/** UEFI or legacy, and the Secure Boot state from its efivar (4 attribute bytes, then 0 or 1). */
+export async function readFirmware(
+  root = "/",
+): Promise<{ mode: "uefi" | "legacy"; secureBoot: boolean | null }> {
+  const uefi = await access(join(root, "sys/firmware/efi")).then(
+    () => true,
+    () => false,
+  );
+  if (!uefi) return { mode: "legacy", secureBoot: null };
+  const raw = await readFile(join(root, SECURE_BOOT_VAR)).catch(() => undefined);
+  const byte = raw && raw.length >= 5 ? raw[4] : undefined;
+  return { mode: "uefi", secureBoot: byte === undefined ? null : byte === 1 };
+}
+
+function sectionFailed(section: string, why: string): Problem {
+  return {
+    code: "section-failed",
+    severity: "note",
+    subject: section,
+    message: `reading the ${section} failed: ${why}`,
+    hint: "the rest of the report stands; run the report again to retry",
+  };
+}
+
+/** System, CPU, memory and firmware, each call bounded by `timeoutMs`. */
+export async function readInventory(root = "/", timeoutMs = 3000): Promise<Inventory> {
+  const [system, bios, baseboard, cpu, mem, firmware, tools] = await Promise.all([
+    withDeadline(si.system(), timeoutMs),
+    withDeadline(si.bios(), timeoutMs),
+    withDeadline(si.baseboard(), timeoutMs),
+    withDeadline(si.cpu(), timeoutMs),
+    withDeadline(si.mem(), timeoutMs),
+    readFirmware(root),
+    Promise.all(TOOLS.map(async (t) => ({ ...t, present: await onPath(t.tool) }))),
+  ]);
+  const problems: Problem[] = [];
+  for (const t of tools.filter((x) => !x.present)) {
+    problems.push({
+      code: "tool-missing",
+      severity: "note",
+      subject: t.tool,
+      message: `${t.tool} is missing, so the report lacks ${t.gives} that only it reads`,
+      hint: `install the ${t.pkg} package to see them; nothing else depends on it`,
+    });
+  }
+  for (const [section, outcome] of [
+    ["system", system],
+    ["firmware", bios],
+    ["baseboard", baseboard],
+    ["CPU", cpu],
+    ["memory", mem],
+  ] as const) {
+    if (!outcome.ok) problems.push(sectionFailed(section, outcome.why));
+  }
+  const s = system.ok ? system.value : undefined;
+  const b = bios.ok ? bios.value : undefined;
+  const bb = baseboard.ok ? baseboard.value : undefined;
+  return {
+    system: {
+      manufacturer: value(s?.manufacturer),
+      product: value(s?.model),
+      serial: value(s?.serial),
+      uuid: value(s?.uuid)?.toLowerCase() ?? null,
+      baseboard: {
+        manufacturer: value(bb?.manufacturer),
+        product: value(bb?.model),
+        serial: value(bb?.serial),
+      },
+      firmware: {
+        ...firmware,
+        vendor: value(b?.vendor),
+        version: value(b?.version),
+        date: value(b?.releaseDate),
+      },
+    },
+    cpu: cpu.ok
+      ? {
+          manufacturer: value(cpu.value.manufacturer),
+          brand: value(cpu.value.brand),
+          cores: cpu.value.cores,
+          physicalCores: cpu.value.physicalCores,
+          sockets: cpu.value.processors,
+          speedMax: cpu.value.speedMax || cpu.value.speed || null,
+        }
+      : null,
+    memory: mem.ok ? { total: mem.value.total } : null,
+    problems,
+  };
+}

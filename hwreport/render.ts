@@ -1,0 +1,122 @@
+// The report as text, in the order an operator reads it: problems first, then the system,
+// CPU and memory, disks, NICs and ports, and the proposed layout.
+import { formatSizeShort } from "../common/size.ts";
+import { renderLayout, renderPlanFailure } from "../installer/plan/render.ts";
+import type { ChainLevel, DiskReport, HwReport, NicReport } from "./types.ts";
+
+export function renderReport(r: HwReport): string {
+  return [
+    problems(r),
+    system(r),
+    cpuAndMemory(r),
+    disks(r),
+    nics(r),
+    layout(r),
+    ...(r.saved ? [`Saved to ${r.saved}\n`] : []),
+  ].join("\n");
+}
+
+function section(title: string, lines: readonly string[]): string {
+  return [title, ...lines.map((l) => `  ${l}`), ""].join("\n");
+}
+
+function problems(r: HwReport): string {
+  if (r.problems.length === 0) return section("Problems: none", []);
+  return section(
+    `Problems (${r.problems.length})`,
+    r.problems.flatMap((p) => [`${p.severity.padEnd(8)}${p.message}`, `${" ".repeat(8)}${p.hint}`]),
+  );
+}
+
+const or = (v: string | null | undefined, fallback = "unknown") => v ?? fallback;
+
+function system(r: HwReport): string {
+  const s = r.system;
+  if (!s) return section("System", ["not read"]);
+  const fw = s.firmware;
+  const secure = fw.secureBoot === null ? "" : `, Secure Boot ${fw.secureBoot ? "on" : "off"}`;
+  const fwWhat = [fw.vendor, fw.version, fw.date ? `(${fw.date})` : null].filter(Boolean);
+  return section("System", [
+    `machine     ${[s.manufacturer, s.product].filter(Boolean).join(" ") || "unknown"}`,
+    `serial      ${or(s.serial)}`,
+    `uuid        ${or(s.uuid)}`,
+    `baseboard   ${[s.baseboard.manufacturer, s.baseboard.product].filter(Boolean).join(" ") || "unknown"}${s.baseboard.serial ? `, serial ${s.baseboard.serial}` : ""}`,
+    `firmware    ${fw.mode === "uefi" ? "UEFI" : "legacy BIOS"}${secure}${fwWhat.length ? `; ${fwWhat.join(" ")}` : ""}`,
+  ]);
+}
+
+function cpuAndMemory(r: HwReport): string {
+  const c = r.cpu;
+  return section("CPU and memory", [
+    c
+      ? `cpu         ${[c.manufacturer, c.brand].filter(Boolean).join(" ") || "unknown"}, ${c.cores} threads, ${c.physicalCores} cores, ${c.sockets} socket${c.sockets === 1 ? "" : "s"}${c.speedMax ? `, up to ${c.speedMax} GHz` : ""}`
+      : "cpu         not read",
+    `memory      ${r.memory ? formatSizeShort(r.memory.total) : "not read"}`,
+  ]);
+}
+
+/** `sd (sd_mod) < usb-storage (usb_storage) < usb (usbcore) < xhci_hcd (xhci_pci)`. */
+export function renderChain(chain: readonly ChainLevel[]): string {
+  if (chain.length === 0) return "no hardware (a virtual device)";
+  return chain
+    .map((l) => {
+      const what =
+        l.driver === null
+          ? `no driver${l.module ? ` (${l.module} would load)` : ""}`
+          : `${l.driver} (${l.builtin ? `built in${l.module !== l.driver ? ` as ${l.module}` : ""}` : l.module})`;
+      return l.boot === "missing" ? `${what} MISSING` : what;
+    })
+    .join(" < ");
+}
+
+function bootLine(d: DiskReport, r: HwReport): string {
+  if (!r.release) return "boot path   not judged (no --release)";
+  if (d.missingModules && d.missingModules.length > 0)
+    return `boot path   release ${r.release.version} lacks ${d.missingModules.join(", ")}`;
+  return `boot path   release ${r.release.version} drives it`;
+}
+
+function disks(r: HwReport): string {
+  if (r.disks.length === 0) return section("Disks", ["none found"]);
+  return section(
+    "Disks",
+    r.disks.flatMap((d) => [
+      `${d.name}  ${formatSizeShort(d.size)}  ${d.bus ?? "unknown bus"}${d.model ? `  ${d.model}` : ""}${d.serial ? `  serial ${d.serial}` : ""}${d.removable ? "  removable" : ""}${d.readOnly ? "  read-only" : ""}`,
+      `  drivers     ${renderChain(d.chain)}`,
+      `  ${bootLine(d, r)}`,
+      `  verdict     ${d.verdict ?? "not classified"}${d.reasons.length ? ` (${d.reasons.join(", ")})` : ""}`,
+    ]),
+  );
+}
+
+function nicLine(n: NicReport): string {
+  const link = n.carrier ? `link up${n.speed ? ` ${n.speed} Mb/s` : ""}` : "no carrier";
+  return `${n.name}  ${or(n.mac, "no MAC")}  ${renderChain(n.chain)}  ${link}`;
+}
+
+function nics(r: HwReport): string {
+  const ports = r.ports.map(
+    (p) =>
+      `port ${p.port} of ${p.machine}: ${p.exists ? (p.carrier ? "present, link up" : "present, NO CARRIER") : "NOT PRESENT"}`,
+  );
+  return section("NICs", [...(r.nics.length ? r.nics.map(nicLine) : ["none found"]), ...ports]);
+}
+
+function layout(r: HwReport): string {
+  if (r.layouts.length === 0)
+    return section("Proposed layout", [
+      "none: give --manifest FILE (and --as NAME for one machine) to see it",
+    ]);
+  const parts = r.layouts.map((l) => {
+    if (l.plan.ok) return `${l.machine}:\n${indent(renderLayout(l.plan.layout))}`;
+    return `${l.machine}: no layout: ${l.plan.failure.message}\n${indent(renderPlanFailure(l.plan.failure))}`;
+  });
+  return `Proposed layout\n${parts.join("\n")}\n`;
+}
+
+function indent(text: string): string {
+  return text
+    .split("\n")
+    .map((l) => (l === "" ? l : `    ${l}`))
+    .join("\n");
+}

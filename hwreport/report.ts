@@ -1,0 +1,264 @@
+// The hardware report as a value: inventory, sysfs walk, boot-path verdict and the proposed
+// layout, put together. Reading is here; judging is in boot-path.ts and plan-layout.ts, and
+// rendering in render.ts, so the same value feeds the text, --json and the saved copy.
+import { randomUUID } from "node:crypto";
+import { stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { BootModules } from "../image-build/inputs/modules.ts";
+import { inventoryDisks, type MissingModules } from "../installer/disks/index.ts";
+import type { Disk } from "../installer/disks/types.ts";
+import { planLayout } from "../installer/plan/plan-layout.ts";
+import type { Manifest } from "../manifest/types.ts";
+import { type BootPath, bootPathOf, busOf, judgeChain, missingOf, modulesOf } from "./boot-path.ts";
+import { type Inventory, readInventory } from "./inventory.ts";
+import { findDisks, findNics } from "./sysfs.ts";
+import {
+  type DiskReport,
+  HWREPORT_SCHEMA,
+  type HwReport,
+  type LayoutReport,
+  type NicReport,
+  type PortReport,
+  type Problem,
+} from "./types.ts";
+
+/** How long a port may hold up a boot, waiting for its link (DESIGN.md, the boot agent). */
+export const PORT_WAIT_SECONDS = 30;
+
+export interface ReportInput {
+  /** Where /sys is: "/" on a machine, a fixture tree in tests. */
+  readonly root?: string;
+  /** The release to judge the boot path against: its version and boot-modules.json. */
+  readonly release?: {
+    readonly version: string;
+    readonly modules: BootModules;
+    /** Size of its rootfs.img: a slot must hold it. */
+    readonly rootfsSize?: number;
+  };
+  readonly manifest?: Manifest;
+  /** The manifest machine to plan; every machine when absent. */
+  readonly machine?: string;
+  /** Read system, CPU, memory and firmware (systeminformation); tests of a fixture tree skip it. */
+  readonly inventory?: (root: string) => Promise<Inventory>;
+  /** The disk inventory, with the boot-path verdict filled in (inventoryDisks by default). */
+  readonly disks?: (missingModules: MissingModules | undefined) => Promise<Disk[]>;
+  readonly now?: Date;
+  readonly newInstallId?: string;
+}
+
+const SEVERITY_ORDER = { error: 0, warning: 1, note: 2 } as const;
+
+export async function buildReport(input: ReportInput): Promise<HwReport> {
+  const root = input.root ?? "/";
+  const boot = input.release ? bootPathOf(input.release.version, input.release.modules) : undefined;
+  const [inventory, sysDisks, sysNics] = await Promise.all([
+    (input.inventory ?? readInventory)(root),
+    findDisks(root),
+    findNics(root),
+  ]);
+  const problems: Problem[] = [...inventory.problems];
+
+  const judged = sysDisks.map((d) => {
+    const chain = judgeChain(d.chain, boot);
+    return { d, chain, missing: boot ? missingOf(chain) : null };
+  });
+  const missingByName = new Map(judged.map((j) => [j.d.name, j.missing ?? []]));
+  const fill: MissingModules | undefined = boot
+    ? (facts) => missingByName.get(facts.name) ?? []
+    : undefined;
+  let classified: Disk[] | undefined;
+  try {
+    classified = await (input.disks ?? ((f) => inventoryDisks([], undefined, f)))(fill);
+  } catch (error) {
+    problems.push({
+      code: "section-failed",
+      severity: "note",
+      subject: "disks",
+      message: `classifying the disks failed: ${(error as Error).message}`,
+      hint: "the drivers below stand; run liken-stick disks to see the failure alone",
+    });
+  }
+  const verdictOf = new Map((classified ?? []).map((c) => [c.path.replace(/^\/dev\//, ""), c]));
+
+  const disks: DiskReport[] = judged.map(({ d, chain, missing }) => {
+    const c = verdictOf.get(d.name);
+    return {
+      name: d.name,
+      path: `/dev/${d.name}`,
+      size: d.size,
+      model: d.model,
+      serial: d.serial,
+      removable: d.removable,
+      readOnly: d.readOnly,
+      bus: busOf(d.chain),
+      chain,
+      modules: modulesOf(chain),
+      missingModules: missing,
+      verdict: c?.verdict ?? null,
+      reasons: c?.reasons ?? [],
+    };
+  });
+  if (boot) problems.push(...missingDriverProblems(disks, boot));
+  else
+    problems.push({
+      code: "no-release",
+      severity: "note",
+      subject: "release",
+      message: "no release given, so the report does not judge which disks the boot path can drive",
+      hint: "run liken-stick hwreport --release DIR with the release you will install",
+    });
+
+  const nics: NicReport[] = sysNics.map((n) => {
+    const chain = judgeChain(n.chain, boot);
+    const own = chain[0];
+    return {
+      name: n.name,
+      mac: n.mac,
+      driver: own?.driver ?? null,
+      module: own?.module ?? null,
+      builtin: own?.builtin ?? false,
+      carrier: n.carrier,
+      speed: n.speed,
+      operstate: n.operstate,
+      chain,
+    };
+  });
+
+  const machines = input.manifest
+    ? input.manifest.machines.filter((m) => input.machine === undefined || m.name === input.machine)
+    : [];
+  const ports: PortReport[] = machines.flatMap((m) =>
+    m.ports.map((port) => {
+      const nic = nics.find((n) => n.name === port);
+      return { machine: m.name, port, exists: nic !== undefined, carrier: nic?.carrier ?? false };
+    }),
+  );
+  problems.push(...portProblems(ports, nics));
+
+  const layouts: LayoutReport[] = [];
+  if (input.manifest && classified) {
+    const installId = input.newInstallId ?? randomUUID();
+    const names = input.machine === undefined ? machines.map((m) => m.name) : [input.machine];
+    for (const machine of names) {
+      const plan = planLayout({
+        disks: classified,
+        manifest: input.manifest,
+        machine,
+        ...(input.release
+          ? {
+              release: {
+                version: input.release.version,
+                rootfsSize: input.release.rootfsSize ?? 0,
+              },
+            }
+          : {}),
+        wipe: false,
+        newInstallId: installId,
+      });
+      layouts.push({ machine, plan });
+      if (!plan.ok)
+        problems.push({
+          code: "no-layout",
+          severity: "error",
+          subject: machine,
+          message: `no layout for ${machine}: ${plan.failure.message}`,
+          hint: plan.failure.hint,
+        });
+    }
+  }
+  if (inventory.system?.firmware.mode === "legacy")
+    problems.push({
+      code: "legacy-firmware",
+      severity: "warning",
+      subject: "firmware",
+      message:
+        "the machine booted in legacy BIOS mode; an installed liken disk boots only through UEFI",
+      hint: "switch the firmware to UEFI boot (turn CSM or legacy boot off) before you install",
+    });
+
+  return {
+    schema: HWREPORT_SCHEMA,
+    generatedAt: (input.now ?? new Date()).toISOString(),
+    problems: problems
+      .map((p, i) => ({ p, i }))
+      .sort((a, b) => SEVERITY_ORDER[a.p.severity] - SEVERITY_ORDER[b.p.severity] || a.i - b.i)
+      .map(({ p }) => p),
+    system: inventory.system,
+    cpu: inventory.cpu,
+    memory: inventory.memory,
+    disks,
+    nics,
+    ports,
+    release: boot ? { version: boot.version, kernel: boot.kernel } : null,
+    layouts,
+    saved: null,
+  };
+}
+
+function missingDriverProblems(disks: readonly DiskReport[], boot: BootPath): Problem[] {
+  return disks.flatMap((d) =>
+    (d.missingModules ?? []).map(
+      (module): Problem => ({
+        code: "missing-driver",
+        severity: "error",
+        subject: d.name,
+        message: `${d.name} needs ${module}, which release ${boot.version} cannot load at boot`,
+        hint: `the layout leaves ${d.name} out; install on another disk, or use a release whose boot path carries ${module}`,
+      }),
+    ),
+  );
+}
+
+function portProblems(ports: readonly PortReport[], nics: readonly NicReport[]): Problem[] {
+  const have = nics.map((n) => n.name).join(", ") || "none";
+  return ports.flatMap((p): Problem[] => {
+    if (!p.exists)
+      return [
+        {
+          code: "port-missing",
+          severity: "error",
+          subject: `${p.machine}/${p.port}`,
+          message: `${p.machine} declares port ${p.port}, which this machine does not have; each boot waits up to ${PORT_WAIT_SECONDS} s for it`,
+          hint: `correct ports of ${p.machine} in the manifest (this machine has: ${have})`,
+        },
+      ];
+    if (!p.carrier)
+      return [
+        {
+          code: "port-no-carrier",
+          severity: "warning",
+          subject: `${p.machine}/${p.port}`,
+          message: `port ${p.port} of ${p.machine} has no carrier; each boot waits up to ${PORT_WAIT_SECONDS} s for it`,
+          hint: "connect the cable, or remove the port from the manifest",
+        },
+      ];
+    return [];
+  });
+}
+
+/** The name a saved report gets: the machine's serial, else its product UUID. */
+export function reportFileName(report: HwReport): string {
+  const id = report.system?.serial ?? report.system?.uuid ?? "unknown-machine";
+  return `${id.replace(/[^A-Za-z0-9._-]/g, "_")}.json`;
+}
+
+/**
+ * On the stick (LIKEN_STICK=1 and PAYLOAD/reports exists), writes the report to
+ * PAYLOAD/reports/<serial or uuid>.json and returns the path; otherwise returns null.
+ */
+export async function saveReport(
+  report: HwReport,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  payload = "/payload",
+): Promise<string | null> {
+  if (env.LIKEN_STICK !== "1") return null;
+  const dir = join(payload, "reports");
+  const isDir = await stat(dir).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  if (!isDir) return null;
+  const file = join(dir, reportFileName(report));
+  await writeFile(file, `${JSON.stringify({ ...report, saved: file }, null, 2)}\n`);
+  return file;
+}

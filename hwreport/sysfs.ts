@@ -1,0 +1,166 @@
+// The sysfs walk: every disk and NIC of the machine with the chain of devices from it up to
+// the PCI root, and at each level the bound driver, the module that provides it and the
+// modalias (research/hwreport-tui.md section 2; dracut's get_blockdev_drv_through_sys does
+// the same). It reads files and links under `root` only ("/" on a machine, a fixture tree in
+// tests) and never runs a program.
+import { readdir, readFile, readlink, realpath } from "node:fs/promises";
+import { basename, dirname, join, relative } from "node:path";
+import type { ChainLevel } from "./types.ts";
+
+/** A chain level as sysfs shows it, before any release is asked about it. */
+export type SysLevel = Omit<ChainLevel, "boot">;
+
+export interface SysDisk {
+  readonly name: string;
+  readonly size: number;
+  readonly model: string | null;
+  readonly serial: string | null;
+  readonly removable: boolean;
+  readonly readOnly: boolean;
+  readonly chain: readonly SysLevel[];
+}
+
+export interface SysNic {
+  readonly name: string;
+  readonly mac: string | null;
+  readonly carrier: boolean;
+  readonly speed: number | null;
+  readonly operstate: string | null;
+  readonly chain: readonly SysLevel[];
+}
+
+/** Block devices that are never disks of the machine. */
+const NOT_DISKS = /^(loop|ram|zram)\d*$/;
+
+/** Driver names whose module has another name (dracut's get_module_name, and friends). */
+const MODULE_OF_DRIVER: Readonly<Record<string, string>> = {
+  sd: "sd_mod",
+  sr: "sr_mod",
+  mmcblk: "mmc_block",
+  xhci_hcd: "xhci_pci",
+};
+
+/** A driver's name as a module name: `virtio-pci` -> `virtio_pci`, `sd` -> `sd_mod`. */
+export function moduleNameOfDriver(driver: string): string {
+  const name = driver.replaceAll("-", "_");
+  return MODULE_OF_DRIVER[name] ?? name;
+}
+
+async function text(path: string): Promise<string | null> {
+  try {
+    const value = (await readFile(path, "utf8")).replace(/\0+$/, "").trim();
+    return value === "" ? null : value;
+  } catch {
+    return null; // absent, or the kernel refuses the read (carrier of a down link: EINVAL)
+  }
+}
+
+async function linkName(path: string): Promise<string | null> {
+  return readlink(path).then(
+    (target) => basename(target),
+    () => null,
+  );
+}
+
+/** The chain from `start` (a directory under root/sys/devices) up to the root of its bus. */
+export async function walkChain(root: string, start: string): Promise<SysLevel[]> {
+  const devices = join(root, "sys/devices");
+  const chain: SysLevel[] = [];
+  for (let dir = start; dir.startsWith(`${devices}/`); dir = dirname(dir)) {
+    const [driver, modalias, subsystem] = await Promise.all([
+      linkName(join(dir, "driver")),
+      text(join(dir, "modalias")),
+      linkName(join(dir, "subsystem")),
+    ]);
+    // Levels with neither are plumbing (block/, nvme/, ata1, SCSI hosts and targets).
+    if (driver === null && modalias === null) continue;
+    const module = driver === null ? null : await linkName(join(dir, "driver", "module"));
+    chain.push({
+      device: relative(devices, dir),
+      subsystem,
+      driver,
+      module: module ?? (driver === null ? null : moduleNameOfDriver(driver)),
+      builtin: driver !== null && module === null,
+      modalias,
+    });
+  }
+  return chain;
+}
+
+async function list(dir: string): Promise<string[]> {
+  return (await readdir(dir).catch(() => [] as string[])).sort();
+}
+
+/** Every disk: /sys/block without loop, ram and zram devices. */
+export async function findDisks(rootDir = "/"): Promise<SysDisk[]> {
+  const root = await realpath(rootDir);
+  const names = (await list(join(root, "sys/block"))).filter((n) => !NOT_DISKS.test(n));
+  return Promise.all(
+    names.map(async (name): Promise<SysDisk> => {
+      const dir = await realpath(join(root, "sys/block", name));
+      const [size, removable, ro, ownSerial, model, deviceSerial, chain] = await Promise.all([
+        text(join(dir, "size")),
+        text(join(dir, "removable")),
+        text(join(dir, "ro")),
+        text(join(dir, "serial")),
+        text(join(dir, "device", "model")),
+        text(join(dir, "device", "serial")),
+        disksChain(root, dir),
+      ]);
+      return {
+        name,
+        size: Number(size ?? 0) * 512, // sysfs counts 512-byte units whatever the sector size
+        model,
+        serial: ownSerial ?? deviceSerial,
+        removable: removable === "1",
+        readOnly: ro === "1",
+        chain,
+      };
+    }),
+  );
+}
+
+/**
+ * The chain of a block device. An NVMe namespace under native multipath lives in
+ * /sys/devices/virtual/nvme-subsystem; its controllers (`nvme0`, ...) lead to the hardware.
+ */
+async function disksChain(root: string, dir: string): Promise<SysLevel[]> {
+  if (!dir.includes("/virtual/nvme-subsystem/")) return walkChain(root, dir);
+  const subsystem = dirname(dir);
+  const controllers = (await list(subsystem)).filter((n) => /^nvme\d+$/.test(n));
+  const chains = await Promise.all(
+    controllers.map(async (c) => walkChain(root, await realpath(join(subsystem, c)))),
+  );
+  return chains.flat();
+}
+
+/** Every NIC: /sys/class/net entries with a `device` link (lo, bridges and tunnels have none). */
+export async function findNics(rootDir = "/"): Promise<SysNic[]> {
+  const root = await realpath(rootDir);
+  const names = await list(join(root, "sys/class/net"));
+  const nics = await Promise.all(
+    names.map(async (name): Promise<SysNic | undefined> => {
+      const dir = await realpath(join(root, "sys/class/net", name)).catch(() => undefined);
+      if (!dir) return undefined;
+      const device = await realpath(join(dir, "device")).catch(() => undefined);
+      if (!device) return undefined;
+      const [mac, carrier, speed, operstate, chain] = await Promise.all([
+        text(join(dir, "address")),
+        text(join(dir, "carrier")),
+        text(join(dir, "speed")),
+        text(join(dir, "operstate")),
+        walkChain(root, device),
+      ]);
+      const mbits = Number(speed);
+      return {
+        name,
+        mac,
+        carrier: carrier === "1",
+        speed: speed !== null && Number.isFinite(mbits) && mbits > 0 ? mbits : null,
+        operstate,
+        chain,
+      };
+    }),
+  );
+  return nics.filter((n): n is SysNic => n !== undefined);
+}

@@ -1,0 +1,163 @@
+// The hardware report: the `hwreport --json` value (docs/hwreport.md is its schema, and
+// changes to it are changes to a contract). Every field is present; what was not found is
+// null, never an empty string.
+import type { Verdict } from "../installer/disks/types.ts";
+import type { PlanResult } from "../installer/plan/types.ts";
+
+export const HWREPORT_SCHEMA = "liken-hwreport/1";
+
+/** Whether the release's boot path can drive one level of a chain. */
+export type BootSupport =
+  /** its module is one the release's initramfs carries */
+  | "carried"
+  /** built into the release's kernel */
+  | "builtin"
+  /** a loadable module the release cannot load at boot */
+  | "missing"
+  /** built into this kernel under a name the release does not list (bus and port drivers) */
+  | "unknown";
+
+/** One device between a disk or NIC and the PCI root: what drives it. */
+export interface ChainLevel {
+  /** Its path under /sys/devices: `pci0000:00/0000:00:1d.0/0000:3d:00.0`. */
+  readonly device: string;
+  /** `pci`, `usb`, `scsi`, `virtio`, ...: the basename of its `subsystem` link. */
+  readonly subsystem: string | null;
+  /** The bound driver (basename of the `driver` link); null when none is bound. */
+  readonly driver: string | null;
+  /**
+   * The module that provides the driver (`driver/module`), the driver's own name in module
+   * spelling when it is built in, or for a device with no driver, the module its modalias
+   * loads in the release (null when nothing would).
+   */
+  readonly module: string | null;
+  /** The driver is built into the running kernel (it has no `driver/module` link). */
+  readonly builtin: boolean;
+  readonly modalias: string | null;
+  /** Whether the release can drive it at boot; null without --release. */
+  readonly boot: BootSupport | null;
+}
+
+export interface DiskReport {
+  readonly name: string;
+  readonly path: string;
+  readonly size: number;
+  readonly model: string | null;
+  readonly serial: string | null;
+  readonly removable: boolean;
+  readonly readOnly: boolean;
+  /** `nvme`, `sata`, `usb`, `virtio`, `scsi`, `mmc`, or null: read from the chain. */
+  readonly bus: string | null;
+  /** From the disk itself up to the PCI root. Empty for a virtual device. */
+  readonly chain: readonly ChainLevel[];
+  /** The modules the chain needs, in chain order (built-ins included). */
+  readonly modules: readonly string[];
+  /** The modules the release cannot load at boot; null without --release. */
+  readonly missingModules: readonly string[] | null;
+  /** The disk inventory's verdict and reasons (`disks --json`); null when it did not run. */
+  readonly verdict: Verdict | null;
+  readonly reasons: readonly string[];
+}
+
+export interface NicReport {
+  readonly name: string;
+  readonly mac: string | null;
+  readonly driver: string | null;
+  readonly module: string | null;
+  readonly builtin: boolean;
+  /** A cable is in and the link is up. Unreadable (the interface is down) counts as false. */
+  readonly carrier: boolean;
+  /** Mbit/s; null when the kernel does not say (no link, virtual NICs). */
+  readonly speed: number | null;
+  readonly operstate: string | null;
+  readonly chain: readonly ChainLevel[];
+}
+
+export interface PortReport {
+  readonly machine: string;
+  readonly port: string;
+  readonly exists: boolean;
+  readonly carrier: boolean;
+}
+
+export type ProblemCode =
+  | "missing-driver"
+  | "port-missing"
+  | "port-no-carrier"
+  | "no-layout"
+  | "legacy-firmware"
+  | "tool-missing"
+  | "section-failed"
+  | "no-release";
+
+export interface Problem {
+  readonly code: ProblemCode;
+  /** error: an install would fail or leave something out; warning: it works, worse; note: the report is partial. */
+  readonly severity: "error" | "warning" | "note";
+  /** The disk, port, machine, tool or section it is about. */
+  readonly subject: string;
+  /** What is wrong, in a sentence. */
+  readonly message: string;
+  /** What to do. */
+  readonly hint: string;
+}
+
+export interface SystemReport {
+  readonly manufacturer: string | null;
+  readonly product: string | null;
+  readonly serial: string | null;
+  readonly uuid: string | null;
+  readonly baseboard: {
+    readonly manufacturer: string | null;
+    readonly product: string | null;
+    readonly serial: string | null;
+  };
+  readonly firmware: {
+    readonly mode: "uefi" | "legacy";
+    /** From the SecureBoot efivar; null on legacy firmware or when unreadable. */
+    readonly secureBoot: boolean | null;
+    readonly vendor: string | null;
+    readonly version: string | null;
+    readonly date: string | null;
+  };
+}
+
+export interface CpuReport {
+  readonly manufacturer: string | null;
+  readonly brand: string | null;
+  readonly cores: number;
+  readonly physicalCores: number;
+  readonly sockets: number;
+  /** GHz, the highest the CPU reports; null when unknown. */
+  readonly speedMax: number | null;
+}
+
+export interface MemoryReport {
+  /** Bytes. */
+  readonly total: number;
+}
+
+export interface LayoutReport {
+  readonly machine: string;
+  /** What `plan --json` prints for this machine. */
+  readonly plan: PlanResult;
+}
+
+export interface HwReport {
+  readonly schema: typeof HWREPORT_SCHEMA;
+  readonly generatedAt: string;
+  /** Most severe first. */
+  readonly problems: readonly Problem[];
+  readonly system: SystemReport | null;
+  readonly cpu: CpuReport | null;
+  readonly memory: MemoryReport | null;
+  readonly disks: readonly DiskReport[];
+  readonly nics: readonly NicReport[];
+  readonly ports: readonly PortReport[];
+  /** The release judged against; null without --release. */
+  readonly release: { readonly version: string; readonly kernel: string } | null;
+  /** One entry per machine planned; empty without --manifest. */
+  readonly layouts: readonly LayoutReport[];
+  /** Where the report was saved on the stick, or null. */
+  readonly saved: string | null;
+}

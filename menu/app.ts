@@ -1,0 +1,180 @@
+// The menu running: reads the machine, draws the model, feeds it keys and the installer's
+// events, and runs the effects it asks for (install, hardware report, shell, power off).
+// It ends only through Power off; a failed install holds the console on its screen.
+import type { ParsedArgs } from "../cli/args.ts";
+import type { Io, Verb } from "../cli/verb.ts";
+import { LikenError } from "../common/errors.ts";
+import { install } from "../installer/install.ts";
+import type { Manifest } from "../manifest/index.ts";
+import { loadMenuData, type MenuSources } from "./data.ts";
+import { describeError } from "./errors.ts";
+import { readIdentity } from "./identity.ts";
+import { initModel, update } from "./model.ts";
+import { findTtyPath, powerOff, runShell } from "./system.ts";
+import { Terminal, type TtyInput, type TtyOutput, terminalSize } from "./terminal.ts";
+import type { Effect, MenuData, MenuEvent, Model } from "./types.ts";
+import { frameOf } from "./view.ts";
+
+/** Progress repaints at most this often: a 115200-baud console must keep up. */
+const PAINT_INTERVAL_MS = 100;
+
+export interface MenuOptions {
+  readonly manifest: Manifest;
+  readonly releaseDir: string;
+  readonly paths: readonly string[];
+  readonly statusFile: string;
+  /** The manifest's warnings, one line each. */
+  readonly warnings: readonly string[];
+  /** The hardware report verb, when the command has one. */
+  readonly hwreport?: Verb;
+  /** Argument lists for the hardware report verb, by option name. */
+  readonly hwreportArgs: (verb: Verb) => ParsedArgs;
+  /** LIKEN_STICK=1: Power off powers off; elsewhere it ends the menu. */
+  readonly onStick: boolean;
+  readonly input: TtyInput;
+  readonly output: TtyOutput;
+  readonly term: string;
+}
+
+/** Runs the menu until Power off ends it (off the stick); returns the exit code. */
+export async function runMenu(options: MenuOptions): Promise<number> {
+  const tty = findTtyPath();
+  const sources: MenuSources = {
+    manifest: options.manifest,
+    releaseDir: options.releaseDir,
+    paths: options.paths,
+    identity: await readIdentity(),
+    warnings: options.warnings,
+    features: { hwreport: options.hwreport !== undefined, shell: tty !== undefined },
+  };
+  let data = await loadMenuData(sources);
+  const size = await terminalSize(options.input, options.output);
+  const terminal = new Terminal(options.input, options.output, options.term, size);
+  let model: Model = initModel(data, size);
+  let lastPaint = 0;
+  let pending: NodeJS.Timeout | undefined;
+
+  const paint = () => {
+    if (pending) clearTimeout(pending);
+    pending = undefined;
+    lastPaint = Date.now();
+    if (model.screen.kind !== "shell") terminal.paint(frameOf(model));
+  };
+  // Progress comes many times a second; the screen follows at most every PAINT_INTERVAL_MS.
+  const paintSoon = () => {
+    const wait = lastPaint + PAINT_INTERVAL_MS - Date.now();
+    if (wait <= 0) paint();
+    else pending ??= setTimeout(paint, wait);
+  };
+
+  return new Promise<number>((resolveExit, rejectExit) => {
+    const finish = (code: number) => {
+      if (pending) clearTimeout(pending);
+      terminal.close();
+      resolveExit(code);
+    };
+    const dispatch = (event: MenuEvent) => {
+      try {
+        const step = update(model, event);
+        model = step.model;
+        if (event.type === "install-event" && event.event.type === "progress") paintSoon();
+        else paint();
+        for (const effect of step.effects) perform(effect);
+      } catch (error) {
+        if (pending) clearTimeout(pending);
+        terminal.close();
+        rejectExit(error);
+      }
+    };
+    const reload = async (): Promise<MenuData> => {
+      data = await loadMenuData(sources, data).catch((error: unknown) => ({
+        ...data,
+        disksProblem: describeError(error),
+      }));
+      return data;
+    };
+
+    const perform = (effect: Effect) => {
+      switch (effect.type) {
+        case "install":
+          void install({
+            manifest: options.manifest,
+            machine: effect.machine,
+            releaseDir: options.releaseDir,
+            wipe: effect.wipe,
+            paths: options.paths,
+            statusFile: options.statusFile,
+            onEvent: (event) => dispatch({ type: "install-event", event, at: Date.now() }),
+          }).then(
+            async (outcome) => {
+              const fresh = await reload();
+              dispatch({
+                type: "install-done",
+                ...(outcome.result === "already-installed" ? { alreadyOn: outcome.disk.path } : {}),
+                data: fresh,
+              });
+            },
+            async (error: unknown) => {
+              const fresh = await reload();
+              dispatch({ type: "install-failed", error: describeError(error), data: fresh });
+            },
+          );
+          return;
+        case "hwreport":
+          void report(options).then((text) => dispatch({ type: "report", text }));
+          return;
+        case "shell":
+          void terminal
+            .lend(() => runShell(tty as string))
+            .then(
+              async () => dispatch({ type: "refreshed", data: await reload() }),
+              async (error: unknown) => {
+                dispatch({ type: "refreshed", data: await reload() });
+                dispatch({
+                  type: "notice",
+                  lines: ["The shell did not start:", describeError(error)],
+                });
+              },
+            );
+          return;
+        case "power-off":
+          if (!options.onStick) {
+            finish(0);
+            return;
+          }
+          void powerOff().then(
+            // poweroff -f returns only if the kernel did not power off.
+            () =>
+              dispatch({
+                type: "notice",
+                lines: ["poweroff -f returned and the machine is still on."],
+              }),
+            (error: unknown) =>
+              dispatch({
+                type: "notice",
+                lines: ["The machine could not power off:", describeError(error)],
+              }),
+          );
+          return;
+      }
+    };
+
+    terminal.onKey((k) => dispatch({ type: "key", key: k.key, ...(k.ch ? { ch: k.ch } : {}) }));
+    terminal.onResize((s) => dispatch({ type: "resize", size: s }));
+    paint();
+  });
+}
+
+// The hardware report verb run in-process, its output captured for the report screen.
+async function report(options: MenuOptions): Promise<string> {
+  const verb = options.hwreport;
+  if (!verb) return "";
+  const chunks: string[] = [];
+  const io: Io = { out: (t) => chunks.push(t), err: (t) => chunks.push(t) };
+  try {
+    await verb.run(options.hwreportArgs(verb), io);
+  } catch (error) {
+    chunks.push(`${error instanceof LikenError ? "" : "error: "}${describeError(error)}\n`);
+  }
+  return chunks.join("");
+}

@@ -1,0 +1,64 @@
+// What the menu shows, read from the machine: the disks, the release, a plan of install as
+// and of wipe and reinstall as for every machine of the manifest. Read at start, after
+// every install and after the shell (the operator may have changed a disk there).
+import { randomUUID } from "node:crypto";
+import { inventoryDisks } from "../installer/disks/index.ts";
+import { planLayout } from "../installer/plan/plan-layout.ts";
+import { requireRelease } from "../installer/release.ts";
+import type { Manifest } from "../manifest/index.ts";
+import { describeError } from "./errors.ts";
+import type { Identity, MachinePlans, MenuData } from "./types.ts";
+
+export interface MenuSources {
+  readonly manifest: Manifest;
+  readonly releaseDir: string;
+  readonly paths: readonly string[];
+  readonly identity: Identity;
+  readonly warnings: readonly string[];
+  readonly features: MenuData["features"];
+}
+
+/** The menu's data; `previous` keeps the last disk list when the disks cannot be read again. */
+export async function loadMenuData(src: MenuSources, previous?: MenuData): Promise<MenuData> {
+  const { manifest } = src;
+  const release = await requireRelease(src.releaseDir).then(
+    (r) => ({ ok: true as const, release: r }),
+    (error: unknown) => ({ ok: false as const, problem: describeError(error) }),
+  );
+  let releaseProblem = release.ok ? undefined : release.problem;
+  if (release.ok && release.release.version !== manifest.release.version) {
+    releaseProblem = `${src.releaseDir} holds release ${release.release.version}, but the manifest installs ${manifest.release.version}`;
+  }
+  const listed = await inventoryDisks(src.paths).then(
+    (disks) => ({ disks, problem: undefined }),
+    (error: unknown) => {
+      if (!previous) throw error;
+      return { disks: previous.disks, problem: describeError(error) };
+    },
+  );
+  const plans: Record<string, MachinePlans> = {};
+  for (const m of manifest.machines) {
+    const plan = (wipe: boolean) =>
+      planLayout({
+        disks: listed.disks,
+        manifest,
+        machine: m.name,
+        ...(release.ok ? { release: release.release } : {}),
+        wipe,
+        newInstallId: randomUUID(),
+      });
+    plans[m.name] = { install: plan(false), wipe: plan(true) };
+  }
+  return {
+    cluster: manifest.cluster,
+    release: manifest.release.version,
+    ...(releaseProblem ? { releaseProblem } : {}),
+    identity: src.identity,
+    machines: manifest.machines.map((m) => m.name),
+    disks: listed.disks,
+    ...(listed.problem ? { disksProblem: listed.problem } : {}),
+    plans,
+    warnings: src.warnings,
+    features: src.features,
+  };
+}

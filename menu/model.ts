@@ -1,0 +1,224 @@
+// The menu as a state machine: a model and an event in, the next model and the effects to
+// run out. No I/O, no clock (events carry their time), no timers: nothing happens unless a
+// key is pressed or something the menu started reports back.
+import type { Layout } from "../installer/plan/types.ts";
+import { type Action, entriesOf } from "./screens.ts";
+import { applyEvent, failRun, finishRun, startRun } from "./steps.ts";
+import type { Effect, KeyName, MenuData, MenuEvent, Model, Screen, Size, Step } from "./types.ts";
+import { geometryOf } from "./view.ts";
+
+/** The longest name the typed field takes: a DNS-1123 label. */
+const MAX_TYPED = 63;
+
+export function initModel(data: MenuData, size: Size): Model {
+  return { data, size, screen: { kind: "main" }, selected: 0, scroll: 0, mainSelected: 0 };
+}
+
+export function update(model: Model, event: MenuEvent): Step {
+  switch (event.type) {
+    case "key":
+      return onKey(model, event.key, event.ch);
+    case "resize":
+      return same(clampSelection({ ...model, size: event.size }));
+    case "install-event": {
+      const { screen } = model;
+      if (screen.kind !== "installing") return same(model);
+      const run = applyEvent(screen.run, event.event, event.at);
+      return same({ ...model, screen: { kind: "installing", run } });
+    }
+    case "install-done": {
+      const { screen } = model;
+      if (screen.kind !== "installing") return same({ ...model, data: event.data });
+      const run = finishRun(screen.run);
+      const next: Screen = event.alreadyOn
+        ? { kind: "installed", run, alreadyOn: event.alreadyOn }
+        : { kind: "installed", run };
+      return same(show({ ...model, data: event.data }, next));
+    }
+    case "install-failed": {
+      const { screen } = model;
+      if (screen.kind !== "installing") return same({ ...model, data: event.data });
+      const run = failRun(screen.run);
+      return same(
+        show({ ...model, data: event.data }, { kind: "failed", run, error: event.error }),
+      );
+    }
+    case "report":
+      if (model.screen.kind !== "report") return same(model);
+      return same(show(model, { kind: "report", text: event.text }));
+    case "refreshed": {
+      const back = model.screen.kind === "shell" ? toMain(model) : model;
+      return same(clampSelection({ ...back, data: event.data }));
+    }
+    case "notice":
+      return same(show(model, { kind: "notice", lines: event.lines }));
+  }
+}
+
+function onKey(model: Model, key: KeyName, ch: string | undefined): Step {
+  const { screen } = model;
+  if (screen.kind === "type-name") {
+    if (key === "enter" && screen.typed === screen.machine)
+      return startInstall(model, screen.machine, true, screen.layout);
+    return same(onTypedKey(model, screen, key, ch));
+  }
+  if (screen.kind === "shell" || screen.kind === "power-off") return same(model);
+  const nav = navigation(key, ch);
+  const g = geometryOf(model);
+  const last = g.entries.length - 1;
+  switch (nav) {
+    case "up":
+      return same({ ...model, selected: Math.max(0, model.selected - 1) });
+    case "down":
+      return same({ ...model, selected: Math.max(0, Math.min(last, model.selected + 1)) });
+    case "home":
+      return same({ ...model, selected: 0 });
+    case "end":
+      return same({ ...model, selected: Math.max(0, last) });
+    case "pageup":
+      return same({ ...model, scroll: Math.max(0, g.scroll - Math.max(1, g.bodyRows - 1)) });
+    case "pagedown":
+      return same({
+        ...model,
+        scroll: Math.min(g.maxScroll, g.scroll + Math.max(1, g.bodyRows - 1)),
+      });
+    case "back":
+      // The main menu has nowhere to go back to, and an install cannot be left.
+      if (screen.kind === "main" || screen.kind === "installing") return same(model);
+      if (screen.kind === "report" && screen.text === undefined) return same(model);
+      return same(toMain(model));
+    case "enter": {
+      const entry = g.entries[model.selected];
+      return entry ? act(model, entry.action) : same(model);
+    }
+    case undefined:
+      return same(model);
+  }
+}
+
+type Nav = "up" | "down" | "home" | "end" | "pageup" | "pagedown" | "back" | "enter";
+
+// The keys outside the typed field: arrows or j/k, Enter, Esc or q, and the paging keys
+// (PgUp/PgDn, or b/Space as in less, for keyboards without them).
+function navigation(key: KeyName, ch: string | undefined): Nav | undefined {
+  if (key !== "char") return key === "escape" ? "back" : key === "backspace" ? undefined : key;
+  switch (ch) {
+    case "j":
+      return "down";
+    case "k":
+      return "up";
+    case "q":
+      return "back";
+    case " ":
+      return "pagedown";
+    case "b":
+      return "pageup";
+    default:
+      return undefined;
+  }
+}
+
+function onTypedKey(
+  model: Model,
+  screen: Extract<Screen, { kind: "type-name" }>,
+  key: KeyName,
+  ch: string | undefined,
+): Model {
+  switch (key) {
+    case "escape":
+      return show(model, { kind: "confirm-wipe", machine: screen.machine, layout: screen.layout });
+    case "backspace":
+      return { ...model, screen: { ...screen, typed: screen.typed.slice(0, -1) } };
+    case "char":
+      if (ch === undefined || !/^[\x21-\x7e]$/.test(ch) || screen.typed.length >= MAX_TYPED)
+        return model;
+      return { ...model, screen: { ...screen, typed: screen.typed + ch } };
+    case "enter":
+      // The right name started the install in onKey: this one is wrong, and the screen says so.
+      return { ...model, screen: { ...screen, typed: "", wrong: screen.typed } };
+    default:
+      return model;
+  }
+}
+
+function act(model: Model, action: Action): Step {
+  const { screen, data } = model;
+  switch (action.type) {
+    case "plan": {
+      const result = data.plans[action.machine]?.[action.wipe ? "wipe" : "install"];
+      if (!result) return same(model);
+      const base = { ...model, mainSelected: model.selected };
+      if (!result.ok) {
+        return same(
+          show(base, {
+            kind: "refused",
+            machine: action.machine,
+            wipe: action.wipe,
+            failure: result.failure,
+          }),
+        );
+      }
+      const kind = action.wipe ? "confirm-wipe" : "confirm-install";
+      // Confirmation starts on No: Enter alone never writes a disk.
+      return same(show(base, { kind, machine: action.machine, layout: result.layout }));
+    }
+    case "install": {
+      if (screen.kind !== "confirm-install") return same(model);
+      return startInstall(model, screen.machine, false, screen.layout);
+    }
+    case "ask-name": {
+      if (screen.kind !== "confirm-wipe") return same(model);
+      return same(
+        show(model, {
+          kind: "type-name",
+          machine: screen.machine,
+          layout: screen.layout,
+          typed: "",
+        }),
+      );
+    }
+    case "retry": {
+      if (screen.kind !== "failed") return same(model);
+      return startInstall(model, screen.run.machine, screen.run.wipe, screen.run.layout);
+    }
+    case "back":
+      return same(toMain(model));
+    case "hwreport":
+      return {
+        model: show({ ...model, mainSelected: model.selected }, { kind: "report" }),
+        effects: [{ type: "hwreport" }],
+      };
+    case "shell":
+      return {
+        model: show({ ...model, mainSelected: model.selected }, { kind: "shell" }),
+        effects: [{ type: "shell" }],
+      };
+    case "power-off":
+      return { model: show(model, { kind: "power-off" }), effects: [{ type: "power-off" }] };
+  }
+}
+
+function startInstall(model: Model, machine: string, wipe: boolean, layout: Layout): Step {
+  const run = startRun(machine, wipe, model.data.release, layout);
+  const effects: Effect[] = [{ type: "install", machine, wipe }];
+  return { model: show(model, { kind: "installing", run }), effects };
+}
+
+function show(model: Model, screen: Screen): Model {
+  return { ...model, screen, selected: 0, scroll: 0 };
+}
+
+function toMain(model: Model): Model {
+  return clampSelection({ ...show(model, { kind: "main" }), selected: model.mainSelected });
+}
+
+function clampSelection(model: Model): Model {
+  const n = entriesOf(model).length;
+  const selected = Math.max(0, Math.min(model.selected, n - 1));
+  const g = geometryOf({ ...model, selected });
+  return { ...model, selected, scroll: g.scroll };
+}
+
+function same(model: Model): Step {
+  return { model, effects: [] };
+}

@@ -1,0 +1,294 @@
+// The terminal under the menu: its size (asked of the terminal itself when the kernel does
+// not know it, as on a serial line), its terminfo entry, blessed's Program for the escape
+// sequences and the keys, and a painter that rewrites only the lines that changed.
+import { closeSync, existsSync, openSync, readSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Readable, Writable } from "node:stream";
+import Program from "blessed/lib/program.js";
+import type { KeyName, Size } from "./types.ts";
+import type { Frame } from "./view.ts";
+
+export const FALLBACK_SIZE: Size = { cols: 80, rows: 24 };
+/** How long the terminal has to answer the size question: a serial console answers in milliseconds. */
+export const SIZE_QUERY_MS = 500;
+
+export interface TtyInput extends Readable {
+  readonly isRaw?: boolean;
+  setRawMode?(mode: boolean): unknown;
+}
+
+export interface TtyOutput extends Writable {
+  columns?: number;
+  rows?: number;
+}
+
+/** The terminal's size: the kernel's when it knows it, else the terminal's answer, else 80x24. */
+export async function terminalSize(
+  input: TtyInput,
+  output: TtyOutput,
+  timeoutMs = SIZE_QUERY_MS,
+): Promise<Size> {
+  const { columns, rows } = output;
+  if (columns && rows && columns > 0 && rows > 0) return { cols: columns, rows };
+  return (await querySize(input, output, timeoutMs)) ?? FALLBACK_SIZE;
+}
+
+/**
+ * Asks the terminal where the cursor lands when sent to row 999, column 999 (it stops at the
+ * last row and column) and reads the answer, ESC [ row ; col R. Undefined without an answer.
+ */
+export function querySize(
+  input: TtyInput,
+  output: Writable,
+  timeoutMs = SIZE_QUERY_MS,
+): Promise<Size | undefined> {
+  return new Promise((done) => {
+    const wasRaw = input.isRaw === true;
+    let answer = "";
+    const finish = (size: Size | undefined) => {
+      clearTimeout(timer);
+      input.off("data", onData);
+      input.pause();
+      input.setRawMode?.(wasRaw);
+      done(size);
+    };
+    const onData = (chunk: Buffer | string) => {
+      answer += typeof chunk === "string" ? chunk : chunk.toString("latin1");
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the answer starts with ESC
+      const m = /\x1b\[(\d+);(\d+)R/.exec(answer);
+      if (!m) return;
+      const rows = Number(m[1]);
+      const cols = Number(m[2]);
+      finish(rows > 0 && cols > 0 ? { cols, rows } : undefined);
+    };
+    const timer = setTimeout(() => finish(undefined), timeoutMs);
+    input.setRawMode?.(true);
+    input.on("data", onData);
+    input.resume();
+    // Save the cursor, go as far as the terminal allows, ask where that is, come back.
+    output.write("\x1b7\x1b[999;999H\x1b[6n\x1b8");
+  });
+}
+
+/** Where blessed looks for terminfo entries, in its order (blessed lib/tput.js Tput.ipaths). */
+export function terminfoDirs(env: NodeJS.ProcessEnv): string[] {
+  return [
+    env.TERMINFO ?? "",
+    ...(env.TERMINFO_DIRS ?? "").split(":"),
+    `${env.HOME ?? ""}/.terminfo`,
+    "/usr/share/terminfo",
+    "/usr/share/lib/terminfo",
+    "/usr/lib/terminfo",
+    "/usr/local/share/terminfo",
+    "/usr/local/share/lib/terminfo",
+    "/usr/local/lib/terminfo",
+    "/usr/local/ncurses/lib/terminfo",
+    "/lib/terminfo",
+  ].filter((d) => d !== "");
+}
+
+/** The legacy terminfo format, the only one blessed parses (ncurses' extended-number files are 0o1036). */
+const TERMINFO_MAGIC = 0o432;
+
+/**
+ * The terminfo file blessed would read for `term`, when blessed can parse it. Undefined when
+ * there is none or it is in the extended-number format: blessed then falls back to files in
+ * its own package folder, which the bundled command cannot reach, so the menu uses plain
+ * ANSI sequences instead (every console the stick meets understands them).
+ */
+export function findTerminfo(term: string, env: NodeJS.ProcessEnv): string | undefined {
+  if (term === "" || term.includes("/")) return undefined;
+  for (const dir of terminfoDirs(env)) {
+    // blessed takes the first of <dir>/<letter> and <dir>/<hex of letter> that exists.
+    const hex = (term.codePointAt(0) ?? 0).toString(16).padStart(2, "0");
+    const sub = [resolve(dir, term[0] as string), resolve(dir, hex)].find((d) => existsSync(d));
+    if (!sub) continue;
+    const file = resolve(sub, term);
+    if (!existsSync(file)) continue;
+    return magicOf(file) === TERMINFO_MAGIC ? file : undefined;
+  }
+  return undefined;
+}
+
+function magicOf(file: string): number | undefined {
+  try {
+    const fd = openSync(file, "r");
+    try {
+      const b = Buffer.alloc(2);
+      return readSync(fd, b, 0, 2, 0) === 2 ? b.readUInt16LE(0) : undefined;
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+/** A key as the model knows it, from blessed's keypress (ch, key). */
+export interface MenuKey {
+  readonly key: KeyName;
+  readonly ch?: string;
+}
+
+interface BlessedKey {
+  readonly name?: string;
+  readonly ctrl?: boolean;
+  readonly meta?: boolean;
+}
+
+const NAMED: Readonly<Record<string, KeyName>> = {
+  up: "up",
+  down: "down",
+  enter: "enter",
+  escape: "escape",
+  backspace: "backspace",
+  delete: "backspace",
+  pageup: "pageup",
+  pagedown: "pagedown",
+  home: "home",
+  end: "end",
+};
+
+/**
+ * Turns blessed's keypresses into the model's keys. Enter arrives from blessed twice for a
+ * carriage return ("enter", then "return"); a terminal that sends CR LF would add a
+ * "linefeed" in the same read, which must not count as a second Enter.
+ */
+export function keyTranslator(): (
+  ch: string | undefined,
+  key: BlessedKey | undefined,
+) => MenuKey | undefined {
+  let afterReturn = false;
+  return (ch, key) => {
+    const name = key?.name;
+    if (name === "return") {
+      afterReturn = true;
+      // Only the rest of this read counts as the same Enter.
+      setImmediate(() => {
+        afterReturn = false;
+      });
+      return undefined;
+    }
+    if (name === "linefeed") return afterReturn ? undefined : { key: "enter" };
+    if (key?.ctrl || key?.meta) return name === "backspace" ? { key: "backspace" } : undefined;
+    const named = name ? NAMED[name] : undefined;
+    if (named) return { key: named };
+    if (name === "space") return { key: "char", ch: " " };
+    if (ch && /^[\x20-\x7e]$/.test(ch)) return { key: "char", ch };
+    return undefined;
+  };
+}
+
+/** The terminal while the menu owns it. */
+export class Terminal {
+  private readonly program: Program;
+  private shown: string[] = [];
+  private readonly restoreOnExit = () => this.restore();
+  private closed = false;
+
+  constructor(
+    readonly input: TtyInput,
+    readonly output: TtyOutput,
+    term: string,
+    private size: Size,
+    env: NodeJS.ProcessEnv = process.env,
+  ) {
+    const terminfo = findTerminfo(term, env);
+    this.program = new Program({
+      input,
+      output,
+      terminal: term || "vt100",
+      tput: terminfo !== undefined,
+      zero: true,
+      buffer: true,
+    });
+    this.program.cols = size.cols;
+    this.program.rows = size.rows;
+    process.once("exit", this.restoreOnExit);
+    this.enter();
+  }
+
+  /** Calls `listener` with every key the model knows. */
+  onKey(listener: (key: MenuKey) => void): void {
+    const translate = keyTranslator();
+    this.program.on("keypress", (ch: string | undefined, key: BlessedKey | undefined) => {
+      const k = translate(ch, key);
+      if (k) listener(k);
+    });
+  }
+
+  /** Calls `listener` with the new size when the kernel reports one (never on a serial line). */
+  onResize(listener: (size: Size) => void): void {
+    this.program.on("resize", () => {
+      const { columns, rows } = this.output;
+      if (!columns || !rows) return;
+      this.size = { cols: columns, rows };
+      this.shown = [];
+      this.program.clear();
+      listener(this.size);
+    });
+  }
+
+  /** Draws the frame: each line that changed is rewritten, the rest left alone. */
+  paint(frame: Frame): void {
+    const p = this.program;
+    frame.lines.forEach((line, i) => {
+      const highlighted = frame.highlight === i;
+      const key = highlighted ? `\u0000${line}` : line;
+      if (this.shown[i] === key) return;
+      p.cup(i, 0);
+      // SGR 7 and SGR 0: reverse video on and everything off, known to every VT100 since 1978.
+      p.print(highlighted ? `\x1b[7m${line}\x1b[0m` : line);
+      p.el();
+      this.shown[i] = key;
+    });
+    p.cup(frame.cursor.row, frame.cursor.col);
+    p.flush();
+  }
+
+  /** Gives the terminal to `body` (the shell) with the screen cleared, and takes it back. */
+  async lend<T>(body: () => Promise<T>): Promise<T> {
+    this.leave();
+    try {
+      return await body();
+    } finally {
+      this.enter();
+    }
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.leave();
+    process.off("exit", this.restoreOnExit);
+    this.program.destroy();
+  }
+
+  private enter(): void {
+    this.input.setRawMode?.(true);
+    this.input.resume();
+    this.program.alternateBuffer();
+    this.program.hideCursor();
+    this.program.clear();
+    this.program.flush();
+    this.shown = [];
+  }
+
+  private leave(): void {
+    this.program.clear();
+    this.program.showCursor();
+    this.program.normalBuffer();
+    this.program.flush();
+    this.input.setRawMode?.(false);
+    this.input.pause();
+  }
+
+  // The process ends while the menu shows (a signal, a crash): give the console back usable.
+  private restore(): void {
+    if (this.closed) return;
+    this.program.showCursor();
+    this.program.normalBuffer();
+    this.program.flush();
+    this.input.setRawMode?.(false);
+  }
+}

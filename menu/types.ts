@@ -1,0 +1,153 @@
+// The menu's values: the data it shows, its screens, the events that move it and the
+// effects it asks for. The model (model.ts) is a pure function of these; app.ts runs the
+// effects and feeds the events.
+import type { Disk } from "../installer/disks/index.ts";
+import type { InstallEvent, InstallStep } from "../installer/install.ts";
+import type { Layout, PlanFailure, PlanResult } from "../installer/plan/types.ts";
+
+/** What /sys/class/dmi/id says about the machine; "unknown" for what it does not say. */
+export interface Identity {
+  readonly vendor: string;
+  readonly model: string;
+  readonly serial: string;
+}
+
+export interface MachinePlans {
+  readonly install: PlanResult;
+  readonly wipe: PlanResult;
+}
+
+/** Everything the menu shows, read again after every install and every shell. */
+export interface MenuData {
+  readonly cluster: string;
+  /** The release the manifest installs. */
+  readonly release: string;
+  /** Why the release directory cannot be installed, found before anything is asked. */
+  readonly releaseProblem?: string;
+  readonly identity: Identity;
+  /** The manifest's machines, in its order. */
+  readonly machines: readonly string[];
+  readonly disks: readonly Disk[];
+  /** Why the disks could not be listed again (the last list stays). */
+  readonly disksProblem?: string;
+  /** For each machine: the plan of install as, and of wipe and reinstall as. */
+  readonly plans: Readonly<Record<string, MachinePlans>>;
+  /** The manifest's warnings, one line each. */
+  readonly warnings: readonly string[];
+  /** Entries that exist only where they work. */
+  readonly features: { readonly hwreport: boolean; readonly shell: boolean };
+}
+
+export type StepState = "pending" | "running" | "done" | "failed";
+
+export interface StepLine {
+  readonly step: InstallStep;
+  readonly what: string;
+  readonly state: StepState;
+}
+
+/** One attempt of an install, as the progress screen shows it. */
+export interface InstallRun {
+  readonly machine: string;
+  readonly wipe: boolean;
+  readonly release: string;
+  /** The layout the confirmation showed (Retry runs the same install). */
+  readonly layout: Layout;
+  readonly steps: readonly StepLine[];
+  /** The slot write: bytes done of total, and when it started and last moved (ms). */
+  readonly slot?: {
+    readonly done: number;
+    readonly total: number;
+    readonly startedAt: number;
+    readonly at: number;
+  };
+}
+
+export type Screen =
+  | { readonly kind: "main" }
+  /** A plan that cannot be made: why, and the disks considered. */
+  | {
+      readonly kind: "refused";
+      readonly machine: string;
+      readonly wipe: boolean;
+      readonly failure: PlanFailure;
+    }
+  | { readonly kind: "confirm-install"; readonly machine: string; readonly layout: Layout }
+  | { readonly kind: "confirm-wipe"; readonly machine: string; readonly layout: Layout }
+  /** Wipe and reinstall goes on only when the machine's name is typed. */
+  | {
+      readonly kind: "type-name";
+      readonly machine: string;
+      readonly layout: Layout;
+      readonly typed: string;
+      /** The last name typed that was not the machine's. */
+      readonly wrong?: string;
+    }
+  | { readonly kind: "installing"; readonly run: InstallRun }
+  | {
+      readonly kind: "installed";
+      readonly run: InstallRun;
+      /** Set when the disk already held this install and nothing was written. */
+      readonly alreadyOn?: string;
+    }
+  | { readonly kind: "failed"; readonly run: InstallRun; readonly error: string }
+  | { readonly kind: "report"; readonly text?: string }
+  | { readonly kind: "shell" }
+  | { readonly kind: "power-off" }
+  /** A message and Back: a power off or a shell that could not start. */
+  | { readonly kind: "notice"; readonly lines: readonly string[] };
+
+export interface Size {
+  readonly cols: number;
+  readonly rows: number;
+}
+
+export interface Model {
+  readonly data: MenuData;
+  readonly size: Size;
+  readonly screen: Screen;
+  /** The selected entry of the screen. */
+  readonly selected: number;
+  /** The first line of the screen's text that shows. */
+  readonly scroll: number;
+  /** The main menu's selection, kept while another screen shows. */
+  readonly mainSelected: number;
+}
+
+export type KeyName =
+  | "up"
+  | "down"
+  | "enter"
+  | "escape"
+  | "backspace"
+  | "pageup"
+  | "pagedown"
+  | "home"
+  | "end"
+  /** A printable character, in `ch`. */
+  | "char";
+
+export type MenuEvent =
+  | { readonly type: "key"; readonly key: KeyName; readonly ch?: string }
+  | { readonly type: "resize"; readonly size: Size }
+  | { readonly type: "install-event"; readonly event: InstallEvent; readonly at: number }
+  | {
+      readonly type: "install-done";
+      readonly alreadyOn?: string;
+      readonly data: MenuData;
+    }
+  | { readonly type: "install-failed"; readonly error: string; readonly data: MenuData }
+  | { readonly type: "report"; readonly text: string }
+  | { readonly type: "refreshed"; readonly data: MenuData }
+  | { readonly type: "notice"; readonly lines: readonly string[] };
+
+export type Effect =
+  | { readonly type: "install"; readonly machine: string; readonly wipe: boolean }
+  | { readonly type: "hwreport" }
+  | { readonly type: "shell" }
+  | { readonly type: "power-off" };
+
+export interface Step {
+  readonly model: Model;
+  readonly effects: readonly Effect[];
+}

@@ -1,0 +1,205 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ovmfMismatch, qemuArgs, requireOvmf, runProbe, type VmSpec } from "./qemu.ts";
+
+const FIRMWARE = { code: "/usr/share/OVMF/OVMF_CODE_4M.fd", vars: "/tmp/vm/OVMF_VARS.fd" };
+
+describe("qemuArgs", () => {
+  it("attaches the stick first, then NVMe, AHCI and virtio disks in the order given", () => {
+    const spec: VmSpec = {
+      firmware: FIRMWARE,
+      stick: "/images/stick.img",
+      disks: [
+        { path: "/d/nvme.img", bus: "nvme" },
+        { path: "/d/sata.img", bus: "ahci", serial: "SATA1" },
+        { path: "/d/virtio.img", bus: "virtio" },
+        { path: "/d/sata2.img", bus: "ahci" },
+      ],
+      serial: { kind: "socket", path: "/tmp/vm/serial.sock", log: "/tmp/vm/serial.log" },
+      qmpSocket: "/tmp/vm/qmp.sock",
+      noReboot: true,
+    };
+    // biome-ignore format: one option and its value per line
+    expect(qemuArgs(spec)).toEqual([
+      "-machine", "q35",
+      "-accel", "tcg",
+      "-cpu", "max",
+      "-smp", "2",
+      "-m", "2048",
+      "-nodefaults",
+      "-display", "none",
+      "-drive", "if=pflash,format=raw,unit=0,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd",
+      "-drive", "if=pflash,format=raw,unit=1,file=/tmp/vm/OVMF_VARS.fd",
+      "-chardev", "socket,id=serial0,path=/tmp/vm/serial.sock,server=on,wait=on,logfile=/tmp/vm/serial.log,logappend=on",
+      "-serial", "chardev:serial0",
+      "-qmp", "unix:/tmp/vm/qmp.sock,server=on,wait=off",
+      "-no-reboot",
+      "-device", "i6300esb",
+      "-action", "watchdog=reset",
+      "-device", "qemu-xhci,id=xhci",
+      "-drive", "if=none,id=stick,format=raw,file=/images/stick.img,snapshot=on",
+      "-device", "usb-storage,bus=xhci.0,drive=stick,id=stick0,removable=on,bootindex=1",
+      "-device", "ahci,id=ahci0",
+      "-drive", "if=none,id=disk0,format=raw,file=/d/nvme.img,cache=unsafe,discard=unmap",
+      "-device", "nvme,drive=disk0,id=disk0-dev,serial=nvme0,bootindex=2",
+      "-drive", "if=none,id=disk1,format=raw,file=/d/sata.img,cache=unsafe,discard=unmap",
+      "-device", "ide-hd,bus=ahci0.0,drive=disk1,id=disk1-dev,serial=SATA1,bootindex=3",
+      "-drive", "if=none,id=disk2,format=raw,file=/d/virtio.img,cache=unsafe,discard=unmap",
+      "-device", "virtio-blk-pci,drive=disk2,id=disk2-dev,bootindex=4",
+      "-drive", "if=none,id=disk3,format=raw,file=/d/sata2.img,cache=unsafe,discard=unmap",
+      "-device", "ide-hd,bus=ahci0.1,drive=disk3,id=disk3-dev,bootindex=5",
+    ]);
+  });
+
+  it("puts the console on the terminal with the monitor, and takes KVM, memory and CPUs", () => {
+    const args = qemuArgs({
+      firmware: FIRMWARE,
+      accel: "kvm",
+      memoryMiB: 4096,
+      cpus: 4,
+      disks: [{ path: "/d/a,b.img", bus: "virtio", serial: "S1" }],
+      serial: { kind: "stdio" },
+      watchdog: false,
+      debugExit: true,
+    });
+    expect(args.slice(0, 10)).toEqual([
+      "-machine",
+      "q35",
+      "-accel",
+      "kvm",
+      "-cpu",
+      "host",
+      "-smp",
+      "4",
+      "-m",
+      "4096",
+    ]);
+    expect(args).toContain("stdio,id=serial0,mux=on,signal=off");
+    expect(args.join(" ")).toContain("-serial chardev:serial0 -mon chardev=serial0,mode=readline");
+    expect(args).not.toContain("i6300esb");
+    expect(args).toContain("isa-debug-exit,iobase=0xf4,iosize=0x04");
+    expect(args).not.toContain("-no-reboot");
+    // A comma in a path is doubled, or QEMU would read the rest as another option.
+    expect(args).toContain(
+      "if=none,id=disk0,format=raw,file=/d/a,,b.img,cache=unsafe,discard=unmap",
+    );
+    expect(args).toContain("virtio-blk-pci,drive=disk0,id=disk0-dev,serial=S1,bootindex=2");
+    expect(args.some((a) => a.startsWith("usb-storage"))).toBe(false);
+  });
+
+  it("writes the console to a file, and lets the guest write a stick when asked", () => {
+    const args = qemuArgs({
+      firmware: FIRMWARE,
+      stick: "/s.img",
+      stickWritable: true,
+      serial: { kind: "file", path: "/tmp/serial.log" },
+    });
+    expect(args).toContain("file,id=serial0,path=/tmp/serial.log");
+    expect(args).toContain("if=none,id=stick,format=raw,file=/s.img");
+  });
+
+  it("refuses more AHCI disks than the controller has ports", () => {
+    const disks = Array.from({ length: 7 }, (_, i) => ({ path: `/d/${i}`, bus: "ahci" as const }));
+    expect(() => qemuArgs({ firmware: FIRMWARE, disks, serial: { kind: "stdio" } })).toThrow(
+      "7 AHCI disks asked for, the controller has 6 ports",
+    );
+  });
+});
+
+// Debian 12's three descriptors (ovmf 2022.11), abridged to what the choice reads.
+const DESCRIPTORS = {
+  "40-edk2-x86_64-secure-enrolled.json": {
+    "interface-types": ["uefi"],
+    mapping: {
+      device: "flash",
+      executable: { filename: "CODE.ms.fd", format: "raw" },
+      "nvram-template": { filename: "VARS.ms.fd", format: "raw" },
+    },
+    targets: [{ architecture: "x86_64", machines: ["pc-q35-*"] }],
+    features: ["acpi-s3", "amd-sev", "enrolled-keys", "requires-smm", "secure-boot"],
+  },
+  "50-edk2-x86_64-secure.json": {
+    "interface-types": ["uefi"],
+    mapping: {
+      device: "flash",
+      executable: { filename: "CODE.secboot.fd", format: "raw" },
+      "nvram-template": { filename: "VARS.fd", format: "raw" },
+    },
+    targets: [{ architecture: "x86_64", machines: ["pc-q35-*"] }],
+    features: ["acpi-s3", "amd-sev", "requires-smm", "secure-boot"],
+  },
+  "60-edk2-x86_64.json": {
+    "interface-types": ["uefi"],
+    mapping: {
+      device: "flash",
+      executable: { filename: "CODE.fd", format: "raw" },
+      "nvram-template": { filename: "VARS.fd", format: "raw" },
+    },
+    targets: [{ architecture: "x86_64", machines: ["pc-i440fx-*", "pc-q35-*"] }],
+    features: ["acpi-s3", "amd-sev", "verbose-dynamic"],
+  },
+};
+
+describe("requireOvmf", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "liken-ovmf-"));
+    for (const [name, d] of Object.entries(DESCRIPTORS)) {
+      const withPaths = structuredClone(d);
+      withPaths.mapping.executable.filename = join(dir, d.mapping.executable.filename);
+      withPaths.mapping["nvram-template"].filename = join(
+        dir,
+        d.mapping["nvram-template"].filename,
+      );
+      await writeFile(join(dir, name), JSON.stringify(withPaths));
+    }
+    for (const file of ["CODE.ms.fd", "VARS.ms.fd", "CODE.secboot.fd", "CODE.fd", "VARS.fd"]) {
+      await writeFile(join(dir, file), "");
+    }
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it("takes the first descriptor without Secure Boot and says why the others were skipped", async () => {
+    expect(await requireOvmf(dir)).toEqual({
+      code: join(dir, "CODE.fd"),
+      varsTemplate: join(dir, "VARS.fd"),
+      descriptor: join(dir, "60-edk2-x86_64.json"),
+      skipped: [
+        {
+          descriptor: join(dir, "40-edk2-x86_64-secure-enrolled.json"),
+          reason: "has enrolled-keys, requires-smm, secure-boot (liken's images are not signed)",
+        },
+        {
+          descriptor: join(dir, "50-edk2-x86_64-secure.json"),
+          reason: "has requires-smm, secure-boot (liken's images are not signed)",
+        },
+      ],
+    });
+  });
+
+  it("names the package when nothing fits", async () => {
+    await expect(requireOvmf(join(dir, "none"))).rejects.toThrow(
+      `no OVMF firmware for q35 without Secure Boot in ${join(dir, "none")}; install the Debian package ovmf`,
+    );
+  });
+
+  it("skips descriptors for other machines and interfaces", () => {
+    const base = DESCRIPTORS["60-edk2-x86_64.json"];
+    expect(ovmfMismatch(base)).toBeUndefined();
+    expect(ovmfMismatch({ ...base, "interface-types": ["bios"] })).toBe("not UEFI");
+    expect(
+      ovmfMismatch({ ...base, targets: [{ architecture: "aarch64", machines: ["virt-*"] }] }),
+    ).toBe("not for x86_64 q35 machines");
+    expect(ovmfMismatch({ ...base, mapping: { ...base.mapping, device: "memory" } })).toBe(
+      "mapped as memory, not flash",
+    );
+  });
+});
+
+describe("runProbe", () => {
+  it("runs the probe firmware: under TCG it reaches isa-debug-exit", async () => {
+    expect(await runProbe("tcg")).toBe(true);
+  });
+});
