@@ -8,9 +8,14 @@ import { main } from "../cli/main.ts";
 import { cachedRelease, cachedStick } from "../image-build/cached-build.ts";
 
 const root = new URL("..", import.meta.url).pathname;
-process.stderr.write("npm start: building release 1.0.0 and the stick (cached after the first time)\n");
+process.stderr.write(
+  "npm start: building release 1.0.0 and the stick (cached after the first time)\n",
+);
 const release = await cachedRelease({ version: "1.0.0" });
-const stick = await cachedStick({ manifest: join(root, "examples/cluster.toml"), releaseDir: release });
+const stick = await cachedStick({
+  manifest: join(root, "examples/cluster.toml"),
+  releaseDir: release,
+});
 const scratch = await mkdtemp(join(tmpdir(), "liken-start-"));
 try {
   // The VM writes to its stick (reports): it gets a copy, the cached image stays clean.
