@@ -1,0 +1,100 @@
+// Times the stick from QEMU's start to its menu on the serial console, against a bare
+// kernel + busybox initramfs booted through the same OVMF and systemd-boot, in the same run,
+// and prints the ratio (DESIGN.md section 10: at most 1.5) and the stick's size.
+// Run: npm run bench:boot
+import { copyFile, mkdir, mkdtemp, rm, stat, truncate, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { cachedRelease, cachedStick } from "../image-build/cached-build.ts";
+import { buildFatImage } from "../image-build/fat-image.ts";
+import { buildGptImage } from "../image-build/gpt-image.ts";
+import { buildInitramfs } from "../image-build/initramfs.ts";
+import { requireUnpackedInputs } from "../image-build/unpacked.ts";
+import { startVm, stopAllVms } from "../test/qemu/harness.ts";
+
+const RUNS = 3;
+const dir = await mkdtemp(join(tmpdir(), "liken-bench-boot-"));
+
+async function bareImage(): Promise<string> {
+  const inputs = await requireUnpackedInputs();
+  const tree = join(dir, "tree");
+  await mkdir(join(tree, "bin"), { recursive: true });
+  await copyFile(inputs.busybox, join(tree, "bin/busybox"));
+  await writeFile(
+    join(tree, "init"),
+    "#!/bin/busybox sh\n/bin/busybox mount -t devtmpfs d /dev\necho 'bare up' > /dev/ttyS0\nexec /bin/busybox sleep 3600\n",
+    { mode: 0o755 },
+  );
+  const esp = join(dir, "esp");
+  await mkdir(join(esp, "EFI/BOOT"), { recursive: true });
+  await mkdir(join(esp, "loader/entries"), { recursive: true });
+  await copyFile(inputs.systemdBoot, join(esp, "EFI/BOOT/BOOTX64.EFI"));
+  await copyFile(inputs.vmlinuz, join(esp, "vmlinuz"));
+  await buildInitramfs(tree, join(esp, "initrd.img"), 0, join(dir, "bare.cpio"));
+  await writeFile(join(esp, "loader/loader.conf"), "timeout 0\n");
+  await writeFile(
+    join(esp, "loader/entries/bare.conf"),
+    "title bare\nlinux /vmlinuz\ninitrd /initrd.img\noptions console=tty0 console=ttyS0,115200\n",
+  );
+  await buildFatImage(join(dir, "esp.img"), {
+    size: 64 * 1024 * 1024,
+    label: "BARE",
+    volumeId: "00000001",
+    tree: esp,
+    epoch: 0,
+  });
+  const image = join(dir, "bare.img");
+  await buildGptImage(image, "00000000-0000-4000-8000-000000000001", [
+    {
+      name: "esp",
+      typeGuid: "C12A7328-F81F-11D2-BA4B-00A0C93EC93B",
+      uuid: "00000000-0000-4000-8000-000000000002",
+      image: join(dir, "esp.img"),
+    },
+  ]);
+  return image;
+}
+
+async function timeTo(pattern: RegExp, options: Parameters<typeof startVm>[0]): Promise<number> {
+  const t = performance.now();
+  const vm = await startVm(options);
+  await vm.waitFor(pattern, 180_000);
+  const seconds = (performance.now() - t) / 1000;
+  await vm.stop();
+  return seconds;
+}
+
+function median(xs: number[]): number {
+  return xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+}
+
+try {
+  const stick = await cachedStick({
+    manifest: new URL("../examples/cluster.toml", import.meta.url).pathname,
+    releaseDir: await cachedRelease({ version: "1.0.0" }),
+  });
+  const bare = await bareImage();
+  const disk = join(dir, "disk.img");
+  await writeFile(disk, "");
+  await truncate(disk, 8 * 1024 ** 3);
+  const stickTimes: number[] = [];
+  const bareTimes: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    bareTimes.push(
+      await timeTo(/^bare up/, { stick: bare, disks: [{ path: disk, bus: "virtio" }] }),
+    );
+    stickTimes.push(
+      await timeTo(/Arrows or j\/k: move/, { stick, disks: [{ path: disk, bus: "virtio" }] }),
+    );
+  }
+  const [s, b] = [median(stickTimes), median(bareTimes)];
+  console.log(`OVMF + systemd-boot + Debian kernel, TCG, ${RUNS} runs, medians`);
+  console.log(`bare busybox initramfs to its first line: ${b.toFixed(1)} s`);
+  console.log(
+    `stick to its menu on the serial console:  ${s.toFixed(1)} s   ratio ${(s / b).toFixed(2)} (target <= 1.5)`,
+  );
+  console.log(`stick image: ${((await stat(stick)).size / 1024 / 1024).toFixed(0)} MiB`);
+} finally {
+  await stopAllVms();
+  await rm(dir, { recursive: true, force: true });
+}
