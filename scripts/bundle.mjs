@@ -3,15 +3,20 @@
 // dist/liken-stick-test.mjs is what the tests run, the same code plus the fault-injection
 // hooks of installer/test-hooks.ts (which every other build folds away).
 
+import { rename } from "node:fs/promises";
+
 export async function bundle({ testHooks = false } = {}) {
   // Loaded here, not at the top: the bundled command (which includes the image builder) must
   // start on the stick, where esbuild is not installed.
   const { build } = await import("esbuild");
   const root = new URL("..", import.meta.url).pathname;
   const outfile = `${root}dist/liken-stick${testHooks ? "-test" : ""}.mjs`;
+  // Built beside the target, then renamed: builds running side by side (tests) never see
+  // a half-written bundle.
+  const temporary = `${outfile}.${process.pid}-${Math.random().toString(36).slice(2)}`;
   await build({
     entryPoints: [`${root}cli/main.ts`],
-    outfile,
+    outfile: temporary,
     bundle: true,
     platform: "node",
     target: "node20",
@@ -27,6 +32,7 @@ export async function bundle({ testHooks = false } = {}) {
     external: ["esbuild"],
     logLevel: "warning",
   });
+  await rename(temporary, outfile);
   return outfile;
 }
 
