@@ -96,6 +96,9 @@ export async function runMenu(options: MenuOptions): Promise<number> {
 
     const perform = (effect: Effect) => {
       switch (effect.type) {
+        case "refresh":
+          void reload().then((fresh) => dispatch({ type: "refreshed", data: fresh }));
+          return;
         case "install":
           void install({
             manifest: options.manifest,
@@ -159,7 +162,10 @@ export async function runMenu(options: MenuOptions): Promise<number> {
       }
     };
 
-    terminal.onKey((k) => dispatch({ type: "key", key: k.key, ...(k.ch ? { ch: k.ch } : {}) }));
+    terminal.onKey((k) => {
+      if (k.key === "redraw") terminal.invalidate();
+      dispatch({ type: "key", key: k.key, ...(k.ch ? { ch: k.ch } : {}) });
+    });
     terminal.onResize((s) => dispatch({ type: "resize", size: s }));
     paint();
   });

@@ -47,8 +47,11 @@ export function update(model: Model, event: MenuEvent): Step {
       if (model.screen.kind !== "report") return same(model);
       return same(show(model, { kind: "report", text: event.text }));
     case "refreshed": {
-      const back = model.screen.kind === "shell" ? toMain(model) : model;
-      return same(clampSelection({ ...back, data: event.data }));
+      const fresh = { ...model, data: event.data };
+      if (model.screen.kind === "reading")
+        return showPlan(fresh, model.screen.machine, model.screen.wipe);
+      const back = model.screen.kind === "shell" ? toMain(fresh) : fresh;
+      return same(clampSelection(back));
     }
     case "notice":
       return same(show(model, { kind: "notice", lines: event.lines }));
@@ -62,7 +65,8 @@ function onKey(model: Model, key: KeyName, ch: string | undefined): Step {
       return startInstall(model, screen.machine, true, screen.layout);
     return same(onTypedKey(model, screen, key, ch));
   }
-  if (screen.kind === "shell" || screen.kind === "power-off") return same(model);
+  if (screen.kind === "shell" || screen.kind === "power-off" || screen.kind === "reading")
+    return same(model);
   const nav = navigation(key, ch);
   const g = geometryOf(model);
   const last = g.entries.length - 1;
@@ -101,7 +105,9 @@ type Nav = "up" | "down" | "home" | "end" | "pageup" | "pagedown" | "back" | "en
 // The keys outside the typed field: arrows or j/k, Enter, Esc or q, and the paging keys
 // (PgUp/PgDn, or b/Space as in less, for keyboards without them).
 function navigation(key: KeyName, ch: string | undefined): Nav | undefined {
-  if (key !== "char") return key === "escape" ? "back" : key === "backspace" ? undefined : key;
+  if (key === "escape") return "back";
+  if (key === "backspace" || key === "redraw") return undefined;
+  if (key !== "char") return key;
   switch (ch) {
     case "j":
       return "down";
@@ -142,26 +148,17 @@ function onTypedKey(
 }
 
 function act(model: Model, action: Action): Step {
-  const { screen, data } = model;
+  const { screen } = model;
   switch (action.type) {
-    case "plan": {
-      const result = data.plans[action.machine]?.[action.wipe ? "wipe" : "install"];
-      if (!result) return same(model);
-      const base = { ...model, mainSelected: model.selected };
-      if (!result.ok) {
-        return same(
-          show(base, {
-            kind: "refused",
-            machine: action.machine,
-            wipe: action.wipe,
-            failure: result.failure,
-          }),
-        );
-      }
-      const kind = action.wipe ? "confirm-wipe" : "confirm-install";
-      // Confirmation starts on No: Enter alone never writes a disk.
-      return same(show(base, { kind, machine: action.machine, layout: result.layout }));
-    }
+    case "plan":
+      // The plan shown must be of the disks as they are now: read them again first.
+      return {
+        model: show(
+          { ...model, mainSelected: model.selected },
+          { kind: "reading", machine: action.machine, wipe: action.wipe },
+        ),
+        effects: [{ type: "refresh" }],
+      };
     case "install": {
       if (screen.kind !== "confirm-install") return same(model);
       return startInstall(model, screen.machine, false, screen.layout);
@@ -196,6 +193,18 @@ function act(model: Model, action: Action): Step {
     case "power-off":
       return { model: show(model, { kind: "power-off" }), effects: [{ type: "power-off" }] };
   }
+}
+
+// The plan of install as or wipe and reinstall as: its confirmation, or why there is none.
+function showPlan(model: Model, machine: string, wipe: boolean): Step {
+  const result = model.data.plans[machine]?.[wipe ? "wipe" : "install"];
+  if (!result) return same(toMain(model));
+  if (!result.ok) {
+    return same(show(model, { kind: "refused", machine, wipe, failure: result.failure }));
+  }
+  const kind = wipe ? "confirm-wipe" : "confirm-install";
+  // Confirmation starts on No: Enter alone never writes a disk.
+  return same(show(model, { kind, machine, layout: result.layout }));
 }
 
 function startInstall(model: Model, machine: string, wipe: boolean, layout: Layout): Step {

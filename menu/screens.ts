@@ -98,6 +98,7 @@ export function entriesOf(model: Model): Entry[] {
     case "report":
       return screen.text === undefined ? [] : [back];
     case "type-name":
+    case "reading":
     case "installing":
     case "shell":
     case "power-off":
@@ -111,6 +112,8 @@ export function bodyOf(model: Model): string[] {
   switch (screen.kind) {
     case "main":
       return mainBody(data);
+    case "reading":
+      return ["Reading the disks."];
     case "refused": {
       const what = screen.wipe ? "Wipe and reinstall as" : "Install as";
       const considered = renderPlanFailure(screen.failure);
@@ -202,6 +205,7 @@ export function helpOf(screen: Screen): string[] {
       return ["Type the name, then Enter", "Backspace: erase", "Esc: back"];
     case "installing":
       return ["Installing: the keys wait until it ends"];
+    case "reading":
     case "shell":
     case "power-off":
       return [];

@@ -170,6 +170,7 @@ export function keyTranslator(): (
       return undefined;
     }
     if (name === "linefeed") return afterReturn ? undefined : { key: "enter" };
+    if (key?.ctrl && name === "l") return { key: "redraw" };
     if (key?.ctrl || key?.meta) return name === "backspace" ? { key: "backspace" } : undefined;
     const named = name ? NAMED[name] : undefined;
     if (named) return { key: named };
@@ -227,6 +228,12 @@ export class Terminal {
       this.program.clear();
       listener(this.size);
     });
+  }
+
+  /** Forgets what the screen shows: the next paint draws every line. */
+  invalidate(): void {
+    this.shown = [];
+    this.program.clear();
   }
 
   /** Draws the frame: each line that changed is rewritten, the rest left alone. */

@@ -82,18 +82,26 @@ export function menuData(
 
 export const SIZE_80X24: Size = { cols: 80, rows: 24 };
 
-/** The model after each event in turn, and every effect asked for on the way. */
+/**
+ * The model after each event in turn, and every effect asked for on the way except
+ * "refresh", which is answered at once with the model's own data, as app.ts answers it
+ * with the disks read again.
+ */
 export function play(
   start: Model | MenuData,
   events: readonly MenuEvent[],
 ): { model: Model; effects: unknown[] } {
   let model = "screen" in start ? start : initModel(start, SIZE_80X24);
   const effects: unknown[] = [];
-  for (const e of events) {
+  const apply = (e: MenuEvent) => {
     const step = update(model, e);
     model = step.model;
-    effects.push(...step.effects);
-  }
+    for (const effect of step.effects) {
+      if (effect.type === "refresh") apply({ type: "refreshed", data: model.data });
+      else effects.push(effect);
+    }
+  };
+  for (const e of events) apply(e);
   return { model, effects };
 }
 

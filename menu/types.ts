@@ -65,6 +65,8 @@ export interface InstallRun {
 
 export type Screen =
   | { readonly kind: "main" }
+  /** The disks are read again before a plan is shown: another console may have changed them. */
+  | { readonly kind: "reading"; readonly machine: string; readonly wipe: boolean }
   /** A plan that cannot be made: why, and the disks considered. */
   | {
       readonly kind: "refused";
@@ -124,6 +126,8 @@ export type KeyName =
   | "pagedown"
   | "home"
   | "end"
+  /** Ctrl-L: draw the whole screen again (a serial console attached late shows nothing). */
+  | "redraw"
   /** A printable character, in `ch`. */
   | "char";
 
@@ -142,6 +146,8 @@ export type MenuEvent =
   | { readonly type: "notice"; readonly lines: readonly string[] };
 
 export type Effect =
+  /** Read the disks again and plan every machine; answered by "refreshed". */
+  | { readonly type: "refresh" }
   | { readonly type: "install"; readonly machine: string; readonly wipe: boolean }
   | { readonly type: "hwreport" }
   | { readonly type: "shell" }

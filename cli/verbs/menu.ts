@@ -14,7 +14,7 @@ export const menuVerb: Verb = {
   operands: "[PATH...]",
   minOperands: 0,
   maxOperands: Number.POSITIVE_INFINITY,
-  summary: "the stick's menu: install as, wipe and reinstall as, power off",
+  summary: "the stick's menu: install as, wipe and reinstall as, hardware report, shell, power off",
   description: `
 The full-screen menu the stick runs on its consoles: install as NAME and wipe
 and reinstall as NAME for every machine of the manifest, the hardware report,
@@ -54,7 +54,7 @@ ends the menu with exit code 0. See docs/menu.md.`,
       throw new LikenError(
         "refused",
         "the menu needs a terminal on its input and output",
-        "run it on a console; liken-stick install does the same without one",
+        "run it on a console, or install with liken-stick install",
       );
     }
     // The manifest's warnings go on the menu's first screen, not under it.

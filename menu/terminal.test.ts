@@ -1,0 +1,105 @@
+// The terminal's size when the kernel does not know it, the terminfo entry blessed can
+// read, and the keys as the model gets them.
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FALLBACK_SIZE, findTerminfo, keyTranslator, querySize, terminalSize } from "./terminal.ts";
+
+// A serial line: input and output, no size, raw mode recorded.
+function serial(answer?: string) {
+  const input = Object.assign(new PassThrough(), {
+    isRaw: false,
+    setRawMode(mode: boolean) {
+      this.isRaw = mode;
+      return this;
+    },
+  });
+  const output = Object.assign(new PassThrough(), { columns: 0, rows: 0 });
+  const written: string[] = [];
+  output.on("data", (d: Buffer) => {
+    written.push(d.toString("latin1"));
+    // The terminal answers in two reads, as a slow line may.
+    if (answer) {
+      input.write(answer.slice(0, 3));
+      setImmediate(() => input.write(answer.slice(3)));
+    }
+  });
+  return { input, output, written };
+}
+
+describe("the size of a terminal that reports 0x0", () => {
+  it("asks the terminal where the cursor stops at row 999, column 999", async () => {
+    const { input, output, written } = serial("\x1b[50;132R");
+    expect(await querySize(input, output, 1000)).toEqual({ cols: 132, rows: 50 });
+    expect(written.join("")).toBe("\x1b7\x1b[999;999H\x1b[6n\x1b8");
+    expect(input.isRaw).toBe(false);
+  });
+
+  it("falls back to 80x24 when the terminal does not answer", async () => {
+    const { input, output } = serial();
+    const started = Date.now();
+    expect(await terminalSize(input, output, 50)).toEqual(FALLBACK_SIZE);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it("uses the kernel's size when it has one, without asking", async () => {
+    const { input, output, written } = serial("\x1b[50;132R");
+    Object.assign(output, { columns: 100, rows: 30 });
+    expect(await terminalSize(input, output, 50)).toEqual({ cols: 100, rows: 30 });
+    expect(written).toEqual([]);
+  });
+});
+
+describe("terminfo", () => {
+  let dir: string;
+  const legacy = Buffer.from([0x1a, 0x01, 0, 0]);
+  const extended = Buffer.from([0x1e, 0x02, 0, 0]);
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "liken-terminfo-"));
+    await mkdir(join(dir, "v"));
+    await writeFile(join(dir, "v", "vt220"), legacy);
+    await mkdir(join(dir, "78"));
+    await writeFile(join(dir, "78", "xterm-256color"), extended);
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("finds the legacy-format entry blessed parses, first in $TERMINFO", () => {
+    expect(findTerminfo("vt220", { TERMINFO: dir })).toBe(join(dir, "v", "vt220"));
+  });
+
+  it("refuses what blessed cannot read: extended-number entries and missing ones", () => {
+    expect(findTerminfo("xterm-256color", { TERMINFO: dir, TERMINFO_DIRS: dir })).toBeUndefined();
+    expect(findTerminfo("no-such-terminal", { TERMINFO: dir })).toBeUndefined();
+    expect(findTerminfo("", {})).toBeUndefined();
+    expect(findTerminfo("../v/vt220", { TERMINFO: dir })).toBeUndefined();
+  });
+});
+
+describe("keys", () => {
+  it("turns blessed's keypresses into the model's", () => {
+    const t = keyTranslator();
+    expect(t(undefined, { name: "up" })).toEqual({ key: "up" });
+    expect(t("j", { name: "j" })).toEqual({ key: "char", ch: "j" });
+    expect(t("-", undefined)).toEqual({ key: "char", ch: "-" });
+    expect(t(" ", { name: "space" })).toEqual({ key: "char", ch: " " });
+    expect(t("\x7f", { name: "backspace" })).toEqual({ key: "backspace" });
+    expect(t(undefined, { name: "c", ctrl: true })).toBeUndefined();
+    expect(t(undefined, { name: "l", ctrl: true })).toEqual({ key: "redraw" });
+    expect(t(undefined, { name: "right" })).toBeUndefined();
+  });
+
+  it("counts CR, and CR LF in one read, as one Enter; LF alone is Enter too", async () => {
+    const t = keyTranslator();
+    // blessed: "enter" (from CR), then "return", then "linefeed" for the LF of CR LF.
+    expect(t("\r", { name: "enter" })).toEqual({ key: "enter" });
+    expect(t("\r", { name: "return" })).toBeUndefined();
+    expect(t("\n", { name: "linefeed" })).toBeUndefined();
+    await new Promise((r) => setImmediate(r));
+    expect(t("\n", { name: "linefeed" })).toEqual({ key: "enter" });
+  });
+});
