@@ -1,13 +1,9 @@
-// The installer as an operator runs it, on sparse image files and loop devices, with real
-// sfdisk, mkfs and mtools: what it writes, that it writes blank disks only, and that a kill
-// at any step leaves disks an identical second run finishes.
-import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { mkdtemp, readFile, rm, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../test/cli.ts";
+import { contentDigest } from "../test/disk-files.ts";
 import { makeTestRelease, writeReleaseTomlFor } from "../test/release-fixture.ts";
 import { run } from "../tools/exec.ts";
 
@@ -40,23 +36,7 @@ async function sparse(size: number): Promise<string> {
   return file;
 }
 
-// The sha256 of the disk's contents, with each all-zero 4 MiB chunk counted rather than
-// hashed: the same bytes give the same digest, and sparse test disks hash in a second.
-async function sha256(file: string): Promise<string> {
-  const hash = createHash("sha256");
-  const zeros = Buffer.alloc(4 * MIB);
-  let index = 0;
-  for await (const chunk of createReadStream(file, { highWaterMark: 4 * MIB })) {
-    const b = chunk as Buffer;
-    hash.update(
-      b.equals(zeros.subarray(0, b.length))
-        ? `zeros:${index}:${b.length};`
-        : Buffer.concat([Buffer.from(`data:${index};`), b]),
-    );
-    index++;
-  }
-  return hash.digest("hex");
-}
+const sha256 = contentDigest;
 
 // The small manifest's 256 MiB slot earns a warning on every run; anything else on stderr is news.
 function withoutWarnings(stderr: string): string {

@@ -1,13 +1,9 @@
-// The menu on a real terminal: the bundled command runs in a tmux pane of 80x24 (and
-// larger), the test reads the screen and types keys, and the disks are sparse image files
-// written by the real installer. Each wait polls the screen until a deadline.
-import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { copyFile, mkdir, mkdtemp, readFile, rm, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../test/cli.ts";
+import { contentDigest } from "../test/disk-files.ts";
 import { makeTestRelease } from "../test/release-fixture.ts";
 import { run } from "../tools/exec.ts";
 import {
@@ -50,22 +46,7 @@ async function blankDisk(): Promise<string> {
   return file;
 }
 
-// The disk's contents as a digest, all-zero 4 MiB chunks counted rather than hashed.
-async function sha256(file: string): Promise<string> {
-  const hash = createHash("sha256");
-  const zeros = Buffer.alloc(4 * MIB);
-  let index = 0;
-  for await (const chunk of createReadStream(file, { highWaterMark: 4 * MIB })) {
-    const b = chunk as Buffer;
-    hash.update(
-      b.equals(zeros.subarray(0, b.length))
-        ? `zeros:${index};`
-        : Buffer.concat([Buffer.from(`data:${index};`), b]),
-    );
-    index++;
-  }
-  return hash.digest("hex");
-}
+const sha256 = contentDigest;
 
 interface MenuOptions {
   readonly cols?: number;
