@@ -62,11 +62,10 @@ export function decodeClaim(b: Uint8Array): Claim | undefined {
   if (crc32(buf.subarray(0, CLAIM_SIZE - 4)) !== buf.readUInt32LE(CLAIM_SIZE - 4)) return undefined;
   const use = buf.readUInt8(32);
   if (use !== 1 && use !== 2) return undefined;
-  const hex = buf.toString("hex", 16, 32);
   return {
     cluster: readText(buf, 48),
     machine: readText(buf, 112),
-    installId: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`,
+    installId: uuidAt(buf, 16),
     release: readText(buf, 176),
     use: use === 1 ? "system" : "storage",
     complete: (buf.readUInt32LE(12) & FLAG_COMPLETE) !== 0,
@@ -106,4 +105,23 @@ function writeText(b: Buffer, offset: number, text: string): void {
 function readText(b: Buffer, offset: number): string {
   const length = Math.min(b.readUInt8(offset), TEXT_FIELD - 1);
   return b.toString("utf8", offset + 1, offset + 1 + length);
+}
+
+/** The UUID stored as 16 bytes in text order at `at` (the claim's and the journal's install id). */
+export function uuidAt(b: Buffer, at: number): string {
+  const hex = b.toString("hex", at, at + 16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The claim as `disks --json` and `inspect --json` show it. */
+export function summarizeClaim(claim: Claim) {
+  return {
+    cluster: claim.cluster,
+    machine: claim.machine,
+    installId: claim.installId,
+    release: claim.release,
+    use: claim.use,
+    complete: claim.complete,
+    createdAt: new Date(claim.createdAt * 1000).toISOString(),
+  };
 }

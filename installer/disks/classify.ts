@@ -1,6 +1,7 @@
 // The verdict on one disk, from its facts and probe: a pure function, so every rule is
 // tested without a disk. A disk is blank only when every probe ran and found nothing; a
 // probe that failed makes it foreign (fail closed).
+import { summarizeClaim } from "../claim.ts";
 import type { ContentProbe, Disk, DiskFacts, Verdict } from "./types.ts";
 
 /** Disks smaller than this hold no useful liken partition. */
@@ -36,19 +37,7 @@ export function classifyDisk(facts: DiskFacts, probe: ContentProbe): Disk {
     size: facts.size,
     verdict,
     reasons: [...ineligible, ...unsupported, ...claimReasons, ...inUse, ...content, ...failed],
-    ...(claim
-      ? {
-          claim: {
-            cluster: claim.cluster,
-            machine: claim.machine,
-            installId: claim.installId,
-            release: claim.release,
-            use: claim.use,
-            complete: claim.complete,
-            createdAt: new Date(claim.createdAt * 1000).toISOString(),
-          },
-        }
-      : {}),
+    ...(claim ? { claim: summarizeClaim(claim) } : {}),
     ...(facts.model ? { model: facts.model } : {}),
     ...(facts.serial ? { serial: facts.serial } : {}),
     ...(facts.wwn ? { wwn: facts.wwn } : {}),

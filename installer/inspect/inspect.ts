@@ -6,7 +6,13 @@ import { constants, type FileHandle, open } from "node:fs/promises";
 import TOML from "@iarna/toml";
 import { LikenError } from "../../common/errors.ts";
 import { type Slot, slotDir } from "../boot-entries.ts";
-import { CLAIM_HEAD_OFFSET, CLAIM_SIZE, claimTailOffset, judgeClaim } from "../claim.ts";
+import {
+  CLAIM_HEAD_OFFSET,
+  CLAIM_SIZE,
+  claimTailOffset,
+  judgeClaim,
+  summarizeClaim,
+} from "../claim.ts";
 import { discoverDisks } from "../disks/discover.ts";
 import { inventoryDisks } from "../disks/index.ts";
 import { parseGpt } from "../gpt.ts";
@@ -79,17 +85,7 @@ async function readClaim(handle: FileHandle, size: number): Promise<InspectedCla
     await readAt(handle, claimTailOffset(size), CLAIM_SIZE, size),
   );
   if (verdict.state !== "valid") return undefined;
-  const { claim, copies } = verdict;
-  return {
-    cluster: claim.cluster,
-    machine: claim.machine,
-    installId: claim.installId,
-    release: claim.release,
-    use: claim.use,
-    complete: claim.complete,
-    createdAt: new Date(claim.createdAt * 1000).toISOString(),
-    copies,
-  };
+  return { ...summarizeClaim(verdict.claim), copies: verdict.copies };
 }
 
 // The refusal names what the disk holds instead, as `disks` would say it.

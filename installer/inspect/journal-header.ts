@@ -2,6 +2,7 @@
 // format version, where records start, the install id and the partition size, with a
 // CRC-32 over everything before it.
 import { crc32 } from "node:zlib";
+import { uuidAt } from "../claim.ts";
 import { JOURNAL_HEADER_SIZE } from "../journal.ts";
 
 export interface JournalHeader {
@@ -25,9 +26,4 @@ export function decodeJournalHeader(bytes: Uint8Array): JournalHeader | undefine
     recordsOffset: b.readUInt32LE(12),
     partitionSize: Number(b.readBigUInt64LE(32)),
   };
-}
-
-function uuidAt(b: Buffer, at: number): string {
-  const hex = b.toString("hex", at, at + 16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
