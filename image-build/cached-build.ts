@@ -12,6 +12,7 @@ import { buildStick } from "./stick/build-stick.ts";
 // Everything whose change changes a build's bytes: the code (the stick bundles the whole
 // app) and the lock files.
 const SOURCE_DIRS = [
+  "agent",
   "cli",
   "common",
   "image-build",

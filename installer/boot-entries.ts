@@ -28,12 +28,30 @@ export function kernelOptions(slot: Slot, rootPartUuid: string): string {
   return `root=PARTUUID=${rootPartUuid.toLowerCase()} ro liken.slot=${slot} console=tty0 console=ttyS0,115200 panic=10`;
 }
 
-export function entryText(slot: Slot, version: string, rootPartUuid: string): string {
+/**
+ * Where an entry sorts. systemd-boot orders entries by sort-key (A to Z) before the version
+ * (systemd src/boot/efi/boot.c, boot_entry_compare), so a trial goes first whatever its
+ * version (a downgrade too), then the proven entry, then the one it replaced. An entry whose
+ * tries are used up sorts after all of them.
+ */
+export type EntryRank = "trial" | "proven" | "previous";
+
+export const SORT_KEYS: Readonly<Record<EntryRank, string>> = {
+  trial: "liken-0-trial",
+  proven: "liken-1-proven",
+  previous: "liken-2-previous",
+};
+
+export function entryText(
+  slot: Slot,
+  version: string,
+  rootPartUuid: string,
+  rank: EntryRank = "proven",
+): string {
   return [
-    `title liken ${version} (slot ${slot})`,
+    `title liken ${version} (slot ${slot}${rank === "proven" ? "" : `, ${rank}`})`,
     `version ${version}`,
-    // One sort-key for every liken entry, so the version orders them: the newest first.
-    "sort-key liken",
+    `sort-key ${SORT_KEYS[rank]}`,
     `linux /${slotDir(slot)}/vmlinuz`,
     `initrd /${slotDir(slot)}/initrd.img`,
     `options ${kernelOptions(slot, rootPartUuid)}`,

@@ -6,16 +6,29 @@
 import { rename } from "node:fs/promises";
 
 export async function bundle({ testHooks = false } = {}) {
+  const root = new URL("..", import.meta.url).pathname;
+  return build(
+    `${root}cli/main.ts`,
+    `${root}dist/liken-stick${testHooks ? "-test" : ""}.mjs`,
+    testHooks,
+  );
+}
+
+/** The installed machine's boot agent (agent/main.ts), which every release's initramfs runs. */
+export async function bundleAgent() {
+  const root = new URL("..", import.meta.url).pathname;
+  return build(`${root}agent/main.ts`, `${root}dist/liken-agent.mjs`, false);
+}
+
+async function build(entry, outfile, testHooks) {
   // Loaded here, not at the top: the bundled command (which includes the image builder) must
   // start on the stick, where esbuild is not installed.
-  const { build } = await import("esbuild");
-  const root = new URL("..", import.meta.url).pathname;
-  const outfile = `${root}dist/liken-stick${testHooks ? "-test" : ""}.mjs`;
+  const esbuild = await import("esbuild");
   // Built beside the target, then renamed: builds running side by side (tests) never see
   // a half-written bundle.
   const temporary = `${outfile}.${process.pid}-${Math.random().toString(36).slice(2)}`;
-  await build({
-    entryPoints: [`${root}cli/main.ts`],
+  await esbuild.build({
+    entryPoints: [entry],
     outfile: temporary,
     bundle: true,
     platform: "node",

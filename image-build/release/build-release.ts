@@ -4,8 +4,11 @@
 // release.toml. Test releases take fault knobs and can leave modules out.
 import { copyFile, mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { bundleAgent } from "../../scripts/bundle.mjs";
 import { makeErofs } from "../../tools/mkfs-erofs.ts";
+import { copyFromRoot } from "../copy-from-root.ts";
 import { buildInitramfs } from "../initramfs.ts";
+import { requireNodeBinary, resolveLibraries } from "../inputs/index.ts";
 import { installModules } from "../modules-install.ts";
 import { requireUnpackedInputs } from "../unpacked.ts";
 import { releaseInit } from "./init-script.ts";
@@ -25,6 +28,11 @@ export const RELEASE_MODULES = [
   "efivarfs",
   "efi_pstore",
   "i6300esb",
+  // the boot agent mounts the ESP to bless, reject and stage entries
+  "vfat",
+  "nls_cp437",
+  "nls_ascii",
+  "nls_utf8",
 ];
 
 export interface ReleaseOptions {
@@ -45,11 +53,8 @@ export async function buildRelease(o: ReleaseOptions): Promise<void> {
   await rm(tree, { recursive: true, force: true });
   await mkdir(join(tree, "bin"), { recursive: true });
   await copyFile(inputs.busybox, join(tree, "bin", "busybox"));
-  await writeFile(
-    join(tree, "init"),
-    releaseInit({ version: o.version, ...(o.fault ? { fault: o.fault } : {}) }),
-    { mode: 0o755 },
-  );
+  await writeFile(join(tree, "init"), releaseInit(), { mode: 0o755 });
+  await installAgent(tree, { version: o.version, fault: o.fault ?? null }, inputs.root);
   const modules = await installModules(inputs, tree, RELEASE_MODULES, o.withoutModules ?? []);
   await buildInitramfs(tree, join(o.out, "initrd.img"), o.epoch, join(o.workDir, "initrd.cpio"));
 
@@ -58,6 +63,22 @@ export async function buildRelease(o: ReleaseOptions): Promise<void> {
   await writeFile(join(o.out, "boot-modules.json"), `${JSON.stringify(modules, null, 2)}\n`);
   await buildRootfs(o, join(o.workDir, "rootfs-tree"));
   await writeReleaseToml(o.out, o.version, inputs.kernelVersion);
+}
+
+// The boot agent: Node.js with the libraries it loads, the bundle, and what the release is.
+async function installAgent(
+  tree: string,
+  release: { version: string; fault: string | null },
+  root: string,
+): Promise<void> {
+  const node = await requireNodeBinary();
+  await mkdir(join(tree, "usr/bin"), { recursive: true });
+  await mkdir(join(tree, "usr/lib/liken"), { recursive: true });
+  await mkdir(join(tree, "etc/liken"), { recursive: true });
+  await copyFile(node, join(tree, "usr/bin/node"));
+  await copyFile(await bundleAgent(), join(tree, "usr/lib/liken/agent.mjs"));
+  await writeFile(join(tree, "etc/liken/release.json"), `${JSON.stringify(release)}\n`);
+  for (const path of await resolveLibraries([node], root)) await copyFromRoot(root, path, tree);
 }
 
 async function buildRootfs(o: ReleaseOptions, tree: string): Promise<void> {

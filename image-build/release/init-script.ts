@@ -1,91 +1,67 @@
-// The /init of a release's initramfs: the installed machine's boot agent, minimal until the
-// boot-path issue replaces it. It loads the drivers the machine's hardware asks for, mounts
-// the state partition, writes the status document, and prints the contract line
-// `liken <version> slot <a|b> up` on every console.
+// The /init of a release's initramfs. It brings the machine up far enough for the boot
+// agent (agent/main.ts, run by Node.js): the kernel's filesystems, the drivers the hardware
+// asks for (until the state partition's disk shows), efivarfs, efi-pstore and the watchdog.
+// It then runs the agent and acts on how it ended: done, hold the console, or (during a
+// trial, or when the agent itself failed in one) reset, so a trial never hangs.
 
-export interface ReleaseInitOptions {
-  readonly version: string;
-  /** Test knobs: health fails the release's own check, panic crashes the kernel, hang stops answering. */
-  readonly fault?: "health" | "panic" | "hang";
-}
+/** i6300esb's two stages each last the heartbeat: a hung trial resets after about 2 x 15 s. */
+export const WATCHDOG_HEARTBEAT_S = 15;
 
-export function releaseInit(o: ReleaseInitOptions): string {
+export function releaseInit(): string {
   return `#!/bin/busybox sh
-# liken ${o.version}: boot agent (minimal)
 /bin/busybox --install -s /bin
-export PATH=/bin
-mkdir -p /proc /sys /dev /run /state
+export PATH=/bin:/usr/bin
+mkdir -p /proc /sys /dev /run /state /tmp
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs -o mode=0755 tmpfs /run
+mkdir -p /run/liken
 # The kernel loads modules it needs itself (crc32c for ext4) through this helper.
 echo /bin/modprobe > /proc/sys/kernel/modprobe
 
-VERSION=${o.version}
-FAULT=${o.fault ?? ""}
-
 say() {
-  # every console the command line names, not just the last one /dev/console reaches
   for c in /dev/tty0 /dev/ttyS0; do [ -c "$c" ] && echo "$*" > "$c" 2>/dev/null; done
 }
 
 hold() {
-  say "liken: $*"
   say "liken: the boot holds here; power the machine off"
   while :; do sleep 3600; done
 }
 
-SLOT=
-for word in $(cat /proc/cmdline); do
-  case "$word" in liken.slot=*) SLOT="\${word#liken.slot=}" ;; esac
-done
-[ -n "$SLOT" ] || hold "no liken.slot= on the kernel command line"
+reset_after() {
+  say "liken: resetting in $1 s"
+  sleep "$1"
+  sync
+  reboot -f
+  hold
+}
 
-modprobe -qa efivarfs efi_pstore ext4 erofs 2>/dev/null
+modprobe -qa efivarfs efi_pstore ext4 erofs vfat nls_cp437 nls_ascii nls_utf8 2>/dev/null
+modprobe -q i6300esb heartbeat=${WATCHDOG_HEARTBEAT_S} 2>/dev/null
 mount -t efivarfs efivarfs /sys/firmware/efi/efivars 2>/dev/null
-
-[ "$FAULT" = panic ] && echo c > /proc/sysrq-trigger
-[ "$FAULT" = hang ] && while :; do :; done
 
 # Drivers for the hardware present, by modalias, in rounds: a bus driver (virtio_pci, ahci)
 # brings new devices whose modalias asks for the next driver (virtio_blk, sd_mod).
-STATE=
+found=
 for round in $(seq 1 50); do
   find /sys/devices -name modalias -exec cat {} + 2>/dev/null | sort -u | xargs modprobe -qa 2>/dev/null
-  for u in /sys/class/block/*/uevent; do
-    [ -f "$u" ] && grep -qx PARTNAME=liken-state "$u" && STATE=$(sed -n 's/^DEVNAME=//p' "$u")
-  done
-  [ -n "$STATE" ] && break
+  grep -qsx PARTNAME=liken-state /sys/class/block/*/uevent && found=1 && break
   sleep 0.2
 done
-[ -n "$STATE" ] || hold "no partition named liken-state"
-mount -t ext4 "/dev/$STATE" /state || hold "cannot mount the state partition /dev/$STATE"
+[ -n "$found" ] || { say "liken: no partition named liken-state: the disk or its driver is missing"; hold; }
 
-PHASE=Running
-[ "$FAULT" = health ] && PHASE=Failed
-NOW=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-BOOT_ID=$(cat /proc/sys/kernel/random/boot_id)
-mkdir -p /state/status /run/liken
-cat > /run/liken/status.json <<STATUS
-{
-  "apiVersion": "liken.dev/v1",
-  "kind": "MachineStatus",
-  "phase": "$PHASE",
-  "version": "$VERSION",
-  "slot": "$SLOT",
-  "conditions": [],
-  "boot": { "slot": "$SLOT", "trial": false, "systemRejection": null },
-  "lastCrash": null,
-  "updatedAt": "$NOW",
-  "bootID": "$BOOT_ID"
-}
-STATUS
-chmod 0640 /run/liken/status.json
-cp /run/liken/status.json /state/status/status.json.tmp && sync && mv /state/status/status.json.tmp /state/status/status.json && sync
-umount /state
-
-say "liken $VERSION slot $SLOT up"
-while :; do sleep 3600; done
+node /usr/lib/liken/agent.mjs
+rc=$?
+case $rc in
+  0) while :; do sleep 3600; done ;;
+  3) hold ;;
+esac
+if [ -e /run/liken/trial ]; then
+  say "liken: the boot agent ended with code $rc during a trial"
+  reset_after 10
+fi
+say "liken: the boot agent ended with code $rc"
+hold
 `;
 }

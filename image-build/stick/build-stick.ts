@@ -4,21 +4,11 @@
 // payload partition holds the manifest, the release and their checksums. Every GUID and
 // timestamp is fixed, so the same inputs give the same bytes.
 import { createHash } from "node:crypto";
-import {
-  copyFile,
-  cp,
-  lstat,
-  mkdir,
-  readdir,
-  readFile,
-  readlink,
-  rm,
-  symlink,
-  writeFile,
-} from "node:fs/promises";
-import { dirname, join, relative } from "node:path";
+import { copyFile, cp, lstat, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { bundle } from "../../scripts/bundle.mjs";
 import { createBmap } from "../../tools/bmaptool.ts";
+import { copyFromRoot } from "../copy-from-root.ts";
 import { buildFatImage } from "../fat-image.ts";
 import { buildGptImage } from "../gpt-image.ts";
 import { buildInitramfs } from "../initramfs.ts";
@@ -197,17 +187,6 @@ async function buildStickTree(inputs: UnpackedInputs, tree: string): Promise<voi
   await writeFile(join(tree, "etc/group"), "root:x:0:\n");
 
   await installModules(inputs, tree, stickModules(await readModuleIndex(inputs.root)));
-}
-
-async function copyFromRoot(root: string, path: string, tree: string): Promise<void> {
-  const rel = relative(root, path);
-  if (rel.startsWith("..")) return; // a host path (the Node.js binary) is placed on its own
-  const dest = join(tree, rel);
-  await mkdir(dirname(dest), { recursive: true });
-  const info = await lstat(path);
-  await rm(dest, { force: true });
-  if (info.isSymbolicLink()) await symlink(await readlink(path), dest);
-  else await copyFile(path, dest);
 }
 
 // busybox `sha256sum -c` format: "<hash>  <path>".

@@ -34,10 +34,12 @@ hold() {
   while :; do sleep 3600; done
 }
 
-INSTALL= THEN=poweroff WIPE=
+INSTALL= THEN=poweroff WIPE= DISKS= SHELL_ONLY=
 for word in $(cat /proc/cmdline); do
   case "$word" in
     liken.install=*) INSTALL="\${word#liken.install=}" ;;
+    liken.disks=*) DISKS=$(echo "\${word#liken.disks=}" | tr , ' ') ;;
+    liken.shell=1) SHELL_ONLY=1 ;;
     liken.then=*) THEN="\${word#liken.then=}" ;;
     liken.wipe=1) WIPE=--wipe ;;
   esac
@@ -63,13 +65,15 @@ say "liken-stick: payload $PAYLOAD verified"
 if [ -n "$INSTALL" ]; then
   say "liken-stick: unattended install as $INSTALL"
   if liken-stick install --manifest /payload/cluster.toml --as "$INSTALL" --release /payload/release \\
-      --status-file /run/liken/install-status.json $WIPE > /dev/ttyS0 2>&1; then
+      --status-file /run/liken/install-status.json $WIPE $DISKS > /dev/ttyS0 2>&1; then
     say "liken-stick: installed as $INSTALL"
     umount /payload; sync
     if [ "$THEN" = reboot ]; then reboot -f; else poweroff -f; fi
   fi
   hold "the install as $INSTALL failed; its error is above"
 fi
+
+[ -n "$SHELL_ONLY" ] && hold "liken.shell=1: no menu"
 
 # The menu on the screen and on the first serial port, each started again if it ends.
 for c in tty1 ttyS0; do

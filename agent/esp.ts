@@ -1,0 +1,105 @@
+// The boot agent's view of the mounted ESP: the entries in loader/entries and each slot's
+// kernel, initrd and release.toml. Files are written under a temporary name and renamed,
+// and the directory is synced, so an entry is either there whole or not there.
+import {
+  copyFile,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  unlink,
+  writeFile,
+} from "node:fs/promises";
+import { join } from "node:path";
+import TOML from "@iarna/toml";
+import { entryText, slotDir } from "../installer/boot-entries.ts";
+import { parseEntryName } from "../installer/inspect/entry-name.ts";
+import type { EntryAction } from "./boot-plan.ts";
+import type { Entry, Slot } from "./types.ts";
+
+const ENTRIES = "loader/entries";
+
+export async function listEntries(esp: string): Promise<Entry[]> {
+  const names = await readdir(join(esp, ENTRIES)).catch(() => [] as string[]);
+  const entries: Entry[] = [];
+  for (const fileName of names.sort()) {
+    const name = parseEntryName(fileName);
+    if (name) entries.push({ ...name, fileName });
+  }
+  return entries;
+}
+
+/** Applies entry changes in order; `partUuids` gives each slot's root=PARTUUID=. */
+export async function applyEntryActions(
+  esp: string,
+  actions: readonly EntryAction[],
+  partUuids: Readonly<Record<Slot, string>>,
+): Promise<void> {
+  for (const action of actions) {
+    const path = join(esp, ENTRIES, action.fileName);
+    if (action.op === "remove") await unlink(path).catch(() => undefined);
+    else
+      await replaceFile(
+        path,
+        entryText(action.slot, action.version, partUuids[action.slot], action.rank),
+      );
+    await syncDir(join(esp, ENTRIES));
+  }
+}
+
+/** The version in a slot's release.toml on the ESP, or null. */
+export async function slotVersion(esp: string, slot: Slot): Promise<string | null> {
+  const text = await readFile(join(esp, slotDir(slot), "release.toml"), "utf8").catch(() => null);
+  if (text === null) return null;
+  try {
+    const version = (TOML.parse(text) as { version?: unknown }).version;
+    return typeof version === "string" ? version : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Forgets what a slot holds (before its partition is written): inspect then reads it empty. */
+export async function forgetSlot(esp: string, slot: Slot): Promise<void> {
+  await unlink(join(esp, slotDir(slot), "release.toml")).catch(() => undefined);
+  await syncDir(join(esp, slotDir(slot))).catch(() => undefined);
+}
+
+/** The kernel, initrd and release.toml of a release, into its slot's folder; release.toml last. */
+export async function installSlotFiles(esp: string, slot: Slot, releaseDir: string): Promise<void> {
+  const dir = join(esp, slotDir(slot));
+  await mkdir(dir, { recursive: true });
+  for (const name of ["vmlinuz", "initrd.img", "release.toml"]) {
+    const temporary = join(dir, `${name}.new`);
+    await copyFile(join(releaseDir, name), temporary);
+    await fsyncFile(temporary);
+    await rename(temporary, join(dir, name));
+    await syncDir(dir);
+  }
+}
+
+async function replaceFile(path: string, text: string): Promise<void> {
+  const temporary = `${path}.new`;
+  await writeFile(temporary, text);
+  await fsyncFile(temporary);
+  await rename(temporary, path);
+}
+
+async function fsyncFile(path: string): Promise<void> {
+  const handle = await open(path, "r+");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

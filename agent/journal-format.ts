@@ -1,0 +1,112 @@
+// The crash journal's records (DESIGN.md section 6), after the 4096-byte header that the
+// installer writes (installer/journal.ts). Each record starts on a 512-byte boundary:
+//
+//   0  "LIKENCR1"   magic
+//   8  u64 LE       sequence number, one more than the newest record before it
+//  16  u32 LE       payload length in bytes
+//  20  u32 LE       CRC-32 of bytes 8..20 and the payload
+//  24  payload      UTF-8 JSON of a CrashRecord
+//
+// Appends go after the newest record and wrap to the start of the area when the next one
+// does not fit, so the journal is a ring: the oldest records are overwritten first. A record
+// whose magic is there but whose length or CRC is wrong was torn by a power loss or
+// damaged; a reader skips it, counts it, and goes on.
+import { crc32 } from "node:zlib";
+import type { CrashRecord } from "./types.ts";
+
+export const RECORD_ALIGN = 512;
+export const RECORD_HEADER = 24;
+const MAGIC = Buffer.from("LIKENCR1", "ascii");
+/** A crash record's payload never needs more; a longer length is damage. */
+export const MAX_PAYLOAD = 256 * 1024;
+
+export interface StoredRecord {
+  readonly seq: number;
+  /** Bytes from the start of the records area. */
+  readonly offset: number;
+  /** Bytes the record takes, aligned. */
+  readonly span: number;
+  readonly crash: CrashRecord;
+}
+
+export interface JournalScan {
+  /** Newest first. */
+  readonly records: readonly StoredRecord[];
+  /** Records whose magic is there but whose length, CRC or payload is not: torn or corrupt. */
+  readonly skipped: number;
+}
+
+export function encodeRecord(seq: number, crash: CrashRecord): Buffer {
+  const payload = Buffer.from(JSON.stringify(crash), "utf8");
+  const span = alignUp(RECORD_HEADER + payload.length);
+  const b = Buffer.alloc(span);
+  MAGIC.copy(b, 0);
+  b.writeBigUInt64LE(BigInt(seq), 8);
+  b.writeUInt32LE(payload.length, 16);
+  payload.copy(b, RECORD_HEADER);
+  b.writeUInt32LE(recordCrc(b.subarray(8, 20), payload), 20);
+  return b;
+}
+
+/** Every intact record in the records area, newest first, and how many were skipped. */
+export function scanRecords(area: Uint8Array): JournalScan {
+  const b = Buffer.from(area.buffer, area.byteOffset, area.byteLength);
+  const records: StoredRecord[] = [];
+  let skipped = 0;
+  for (let at = 0; at + RECORD_HEADER <= b.length; ) {
+    if (!b.subarray(at, at + MAGIC.length).equals(MAGIC)) {
+      at += RECORD_ALIGN;
+      continue;
+    }
+    const record = decodeAt(b, at);
+    if (!record) {
+      skipped++;
+      at += RECORD_ALIGN;
+      continue;
+    }
+    records.push(record);
+    at += record.span;
+  }
+  records.sort((x, y) => y.seq - x.seq);
+  return { records, skipped };
+}
+
+/** Where the next record of `span` bytes goes in an area of `areaSize` bytes. */
+export function appendOffset(scan: JournalScan, span: number, areaSize: number): number {
+  const newest = scan.records[0];
+  const next = newest ? newest.offset + newest.span : 0;
+  return next + span <= areaSize ? next : 0;
+}
+
+export function nextSeq(scan: JournalScan): number {
+  return (scan.records[0]?.seq ?? 0) + 1;
+}
+
+function decodeAt(b: Buffer, at: number): StoredRecord | undefined {
+  const length = b.readUInt32LE(at + 16);
+  if (length === 0 || length > MAX_PAYLOAD || at + RECORD_HEADER + length > b.length)
+    return undefined;
+  const payload = b.subarray(at + RECORD_HEADER, at + RECORD_HEADER + length);
+  if (recordCrc(b.subarray(at + 8, at + 20), payload) !== b.readUInt32LE(at + 20)) return undefined;
+  let crash: CrashRecord;
+  try {
+    crash = JSON.parse(payload.toString("utf8")) as CrashRecord;
+  } catch {
+    return undefined;
+  }
+  if (typeof crash !== "object" || crash === null || !Array.isArray(crash.lines)) return undefined;
+  return {
+    seq: Number(b.readBigUInt64LE(at + 8)),
+    offset: at,
+    span: alignUp(RECORD_HEADER + length),
+    crash,
+  };
+}
+
+function recordCrc(fields: Buffer, payload: Buffer): number {
+  return crc32(payload, crc32(fields));
+}
+
+function alignUp(n: number): number {
+  return Math.ceil(n / RECORD_ALIGN) * RECORD_ALIGN;
+}

@@ -1,0 +1,57 @@
+// Reads and appends the crash journal partition (journal-format.ts) through a file handle:
+// the boot agent on the partition's device, `inspect` on the whole disk at the partition's
+// offset. The header's install id must be this install's: records an earlier install left
+// in the same blocks are not this machine's crashes.
+import type { FileHandle } from "node:fs/promises";
+import { decodeJournalHeader, type JournalHeader } from "../installer/inspect/journal-header.ts";
+import { JOURNAL_HEADER_SIZE } from "../installer/journal.ts";
+import {
+  appendOffset,
+  encodeRecord,
+  type JournalScan,
+  nextSeq,
+  scanRecords,
+} from "./journal-format.ts";
+import type { CrashRecord } from "./types.ts";
+
+export interface Journal {
+  readonly header: JournalHeader;
+  readonly scan: JournalScan;
+}
+
+/** The journal at `start` of `handle`; undefined when its header does not verify. */
+export async function readJournal(
+  handle: FileHandle,
+  start: number,
+  size: number,
+): Promise<Journal | undefined> {
+  const head = Buffer.alloc(JOURNAL_HEADER_SIZE);
+  await handle.read(head, 0, head.length, start);
+  const header = decodeJournalHeader(head);
+  if (!header) return undefined;
+  const areaSize = Math.max(0, Math.min(size, header.partitionSize) - header.recordsOffset);
+  const area = Buffer.alloc(areaSize);
+  const { bytesRead } = await handle.read(area, 0, areaSize, start + header.recordsOffset);
+  return { header, scan: scanRecords(area.subarray(0, bytesRead)) };
+}
+
+/** Appends each crash the journal does not hold yet (by id), synced; returns the journal after. */
+export async function appendCrashes(
+  handle: FileHandle,
+  journal: Journal,
+  crashes: readonly CrashRecord[],
+): Promise<Journal> {
+  let current = journal;
+  const areaSize = journal.header.partitionSize - journal.header.recordsOffset;
+  for (const crash of crashes) {
+    if (current.scan.records.some((r) => r.crash.id === crash.id)) continue;
+    const bytes = encodeRecord(nextSeq(current.scan), crash);
+    if (bytes.length > areaSize) continue;
+    const offset = appendOffset(current.scan, bytes.length, areaSize);
+    await handle.write(bytes, 0, bytes.length, journal.header.recordsOffset + offset);
+    await handle.sync();
+    const again = await readJournal(handle, 0, journal.header.partitionSize);
+    if (again) current = again;
+  }
+  return current;
+}

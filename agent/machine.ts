@@ -1,0 +1,160 @@
+// What the boot agent reads from and says to the machine it runs on: the consoles, the
+// kernel log, the command line, systemd-boot's variables, the disks' partitions (read from
+// their GPTs, so no tool guesses), and the watchdog.
+import { closeSync, openSync, writeSync } from "node:fs";
+import { open, readdir, readFile } from "node:fs/promises";
+import { parseGpt } from "../installer/gpt.ts";
+import type { Slot } from "./types.ts";
+
+const CONSOLES = ["/dev/tty0", "/dev/ttyS0"];
+
+/** One line on every console the command line names (DESIGN.md: the tests read the serial one). */
+export function say(line: string): void {
+  for (const path of CONSOLES) {
+    try {
+      const fd = openSync(path, "w");
+      try {
+        writeSync(fd, `${line}\r\n`);
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      // a console that is not there
+    }
+  }
+}
+
+/** A line in the kernel's log: it reaches pstore, so a crash record names the boot it ended. */
+export function kmsg(line: string): void {
+  try {
+    const fd = openSync("/dev/kmsg", "w");
+    try {
+      writeSync(fd, `${line}\n`);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // no /dev/kmsg: the record will not name its boot
+  }
+}
+
+export async function kernelCommandLine(): Promise<Map<string, string>> {
+  const words = (await readFile("/proc/cmdline", "utf8")).trim().split(/\s+/);
+  return new Map(words.map((w) => [w.split("=")[0] as string, w.slice(w.indexOf("=") + 1)]));
+}
+
+export async function bootId(): Promise<string> {
+  return (await readFile("/proc/sys/kernel/random/boot_id", "utf8")).trim();
+}
+
+// systemd-boot's vendor GUID (systemd docs/BOOT_LOADER_INTERFACE.md).
+const LOADER_GUID = "4a67b082-0a4c-41cf-b6c7-440b29bb8c4f";
+
+/** A systemd-boot variable as text, or null: 4 bytes of attributes, then NUL-terminated UTF-16LE. */
+export async function loaderVariable(name: string): Promise<string | null> {
+  const raw = await readFile(`/sys/firmware/efi/efivars/${name}-${LOADER_GUID}`).catch(() => null);
+  if (!raw || raw.length < 4) return null;
+  const text = raw.subarray(4).toString("utf16le").replace(/\0+$/, "");
+  return text === "" ? null : text;
+}
+
+export interface Partition {
+  readonly device: string;
+  readonly disk: string;
+  readonly label: string;
+  readonly partUuid: string;
+  readonly size: number;
+}
+
+/** Every GPT partition of every disk, with its /dev node. */
+export async function partitions(): Promise<Partition[]> {
+  const found: Partition[] = [];
+  for (const disk of await readdir("/sys/block").catch(() => [] as string[])) {
+    if (/^(loop|ram|zram|dm-|md|sr)/.test(disk)) continue;
+    const head = Buffer.alloc(1024 * 1024);
+    try {
+      const handle = await open(`/dev/${disk}`, "r");
+      try {
+        await handle.read(head, 0, head.length, 0);
+      } finally {
+        await handle.close();
+      }
+    } catch {
+      continue;
+    }
+    const gpt = parseGpt(head);
+    if (!gpt) continue;
+    const nodes = await partitionNodes(disk);
+    for (const e of gpt.entries) {
+      const device = nodes.get(e.number);
+      if (device)
+        found.push({
+          device: `/dev/${device}`,
+          disk,
+          label: e.name,
+          partUuid: e.uuid.toLowerCase(),
+          size: e.size,
+        });
+    }
+  }
+  return found;
+}
+
+// /sys/block/vda/vda3/partition holds 3: the kernel's names for a disk's partitions.
+async function partitionNodes(disk: string): Promise<Map<number, string>> {
+  const nodes = new Map<number, string>();
+  for (const name of await readdir(`/sys/block/${disk}`).catch(() => [] as string[])) {
+    if (!name.startsWith(disk)) continue;
+    const n = await readFile(`/sys/block/${disk}/${name}/partition`, "utf8").catch(() => "");
+    if (n.trim() !== "") nodes.set(Number(n.trim()), name);
+  }
+  return nodes;
+}
+
+/** The liken partitions of the disk that holds the booted slot (root=PARTUUID=). */
+export function bootDisk(all: readonly Partition[], rootPartUuid: string) {
+  const root = all.find((p) => p.partUuid === rootPartUuid.toLowerCase());
+  if (!root) return undefined;
+  const on = (label: string) => all.find((p) => p.disk === root.disk && p.label === label);
+  const slots: Record<Slot, Partition | undefined> = { a: on("liken-a"), b: on("liken-b") };
+  return { esp: on("liken-esp"), state: on("liken-state"), journal: on("liken-journal"), slots };
+}
+
+/**
+ * The watchdog held open for a trial: a hang stops the pings and the watchdog resets the
+ * machine. A magic close ("V") disarms it once the trial is over.
+ */
+export class Watchdog {
+  readonly #fd: number;
+  readonly #timer: NodeJS.Timeout;
+  private constructor(fd: number) {
+    this.#fd = fd;
+    this.#timer = setInterval(() => this.#ping(), 2000);
+  }
+
+  static arm(device = "/dev/watchdog"): Watchdog | undefined {
+    try {
+      return new Watchdog(openSync(device, "w"));
+    } catch {
+      return undefined;
+    }
+  }
+
+  #ping(): void {
+    try {
+      writeSync(this.#fd, "k");
+    } catch {
+      // the next ping tries again
+    }
+  }
+
+  disarm(): void {
+    clearInterval(this.#timer);
+    try {
+      writeSync(this.#fd, "V");
+      closeSync(this.#fd);
+    } catch {
+      // already closed
+    }
+  }
+}

@@ -1,0 +1,52 @@
+// Reads spec.toml (DESIGN.md section 5): `version`, and `source`, a release directory
+// relative to the spec's own folder. An update medium's spec wins over the state
+// partition's and is copied there.
+import { readFile } from "node:fs/promises";
+import { dirname, isAbsolute, join, normalize } from "node:path";
+import TOML from "@iarna/toml";
+import { isVersion } from "../manifest/names.ts";
+import type { SpecReading } from "./boot-plan.ts";
+
+export interface SpecFile {
+  readonly reading: SpecReading;
+  readonly text: string | null;
+  /** Where `source` resolves: the spec file's folder. */
+  readonly folder: string;
+}
+
+export async function readSpec(path: string): Promise<SpecFile> {
+  const folder = dirname(path);
+  const text = await readFile(path, "utf8").catch(() => null);
+  if (text === null) return { reading: { kind: "none" }, text, folder };
+  return { reading: parseSpec(text, path), text, folder };
+}
+
+export function parseSpec(text: string, path: string): SpecReading {
+  let data: Record<string, unknown>;
+  try {
+    data = TOML.parse(text) as Record<string, unknown>;
+  } catch (error) {
+    return {
+      kind: "invalid",
+      message: `${path} does not parse: ${(error as Error).message.split("\n")[0]}`,
+    };
+  }
+  const { version, source } = data;
+  if (typeof version !== "string" || !isVersion(version))
+    return { kind: "invalid", message: `${path}: version must name a release, such as "2.0.0"` };
+  if (
+    source !== undefined &&
+    (typeof source !== "string" || isAbsolute(source) || normalize(source).startsWith(".."))
+  )
+    return {
+      kind: "invalid",
+      message: `${path}: source must be a folder inside the spec's own folder`,
+    };
+  return { kind: "spec", spec: { version, source: typeof source === "string" ? source : null } };
+}
+
+export function sourceDir(spec: SpecFile): string | null {
+  return spec.reading.kind === "spec" && spec.reading.spec.source !== null
+    ? join(spec.folder, spec.reading.spec.source)
+    : null;
+}

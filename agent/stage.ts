@@ -1,0 +1,98 @@
+// Step 4 of the boot (DESIGN.md section 5): writes the spec's release into the slot that is
+// not running. The order keeps every instant safe: the slot's entries and release.toml go
+// first (a half-written slot is never bootable and reads empty), then the slot's data blocks
+// are written and read back, then its kernel and initrd, and its counted entry last. A power
+// loss anywhere leaves the proven slot to boot, and the next boot starts the staging over.
+import { open } from "node:fs/promises";
+import { LikenError } from "../common/errors.ts";
+import { requireRelease, verifyRelease } from "../installer/release.ts";
+import { hashRegion, writeImage } from "../installer/write-image.ts";
+import { type StagingDecision, stagedEntry } from "./boot-plan.ts";
+import { applyEntryActions, forgetSlot, installSlotFiles } from "./esp.ts";
+import type { Partition } from "./machine.ts";
+import type { Slot, StagingRejectedReason } from "./types.ts";
+
+export class StagingRefused extends Error {
+  constructor(
+    readonly reason: StagingRejectedReason,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface StageInput {
+  readonly decision: Extract<StagingDecision, { kind: "stage" }>;
+  /** The release directory the spec points at, resolved; null when the spec names none. */
+  readonly releaseDir: string | null;
+  readonly esp: string;
+  readonly slot: Partition;
+  readonly partUuids: Readonly<Record<Slot, string>>;
+  readonly progress: (line: string) => void;
+}
+
+export async function stageRelease(input: StageInput): Promise<void> {
+  const { decision, releaseDir } = input;
+  if (releaseDir === null)
+    throw new StagingRefused(
+      "ReleaseNotFound",
+      `release ${decision.version} is not on this machine and the spec names no source`,
+    );
+  const release = await requireRelease(releaseDir).catch((error: Error) => {
+    throw new StagingRefused("ReleaseNotFound", describe(error));
+  });
+  if (release.version !== decision.version)
+    throw new StagingRefused(
+      "ReleaseInvalid",
+      `${releaseDir} holds release ${release.version}, the spec names ${decision.version}`,
+    );
+  await verifyRelease(release).catch((error: Error) => {
+    throw new StagingRefused("ReleaseInvalid", describe(error));
+  });
+  if (release.rootfsSize > input.slot.size)
+    throw new StagingRefused(
+      "SlotTooSmall",
+      `release ${release.version} needs ${release.rootfsSize} bytes, slot ${decision.slot} holds ${input.slot.size}`,
+    );
+
+  await applyEntryActions(
+    input.esp,
+    decision.remove.map((fileName) => ({ op: "remove" as const, fileName })),
+    input.partUuids,
+  );
+  await forgetSlot(input.esp, decision.slot);
+
+  const handle = await open(input.slot.device, "r+");
+  try {
+    let shown = -1;
+    await writeImage(handle, `${releaseDir}/rootfs.img`, 0, {
+      onProgress: (done, total) => {
+        const quarter = Math.floor((done / total) * 4);
+        if (quarter > shown) {
+          shown = quarter;
+          input.progress(`writing slot ${decision.slot}: ${quarter * 25}%`);
+        }
+      },
+    });
+    await handle.sync();
+    const written = await hashRegion(handle, 0, release.rootfsSize);
+    const expected = release.files["rootfs.img"]?.sha256;
+    if (written !== expected)
+      throw new StagingRefused(
+        "VerifyFailed",
+        `slot ${decision.slot} reads back sha256 ${written}, release ${release.version} says ${expected}`,
+      );
+  } finally {
+    await handle.close();
+  }
+  await installSlotFiles(input.esp, decision.slot, releaseDir);
+  await applyEntryActions(
+    input.esp,
+    [stagedEntry(decision.slot, decision.version)],
+    input.partUuids,
+  );
+}
+
+function describe(error: Error): string {
+  return error instanceof LikenError ? error.message : (error.message.split("\n")[0] ?? "");
+}

@@ -1,0 +1,126 @@
+// The installed machine's status document (DESIGN.md section 7), built as a value: every
+// field a closed enum, a number, a version, a slot or a time, except the messages, which
+// are sanitized to one line. A condition keeps its lastTransitionTime while its status holds.
+import { sanitizeMessage } from "../common/sanitize.ts";
+import type { CrashRecord, Rejection, Slot, StagingRejectedReason } from "./types.ts";
+
+export type MachinePhase = "Running" | "Rebooting" | "Failed";
+export type ConditionType = "Ready" | "RejectedLastBoot" | "RebootPending" | "StagingRejected";
+export type ConditionStatus = "True" | "False";
+
+export interface Condition {
+  readonly type: ConditionType;
+  readonly status: ConditionStatus;
+  readonly reason: string;
+  readonly message: string;
+  readonly lastTransitionTime: string;
+}
+
+export interface MachineStatus {
+  readonly apiVersion: "liken.dev/v1";
+  readonly kind: "MachineStatus";
+  readonly phase: MachinePhase;
+  readonly version: string;
+  readonly slot: Slot;
+  readonly conditions: readonly Condition[];
+  readonly boot: {
+    readonly slot: Slot;
+    readonly version: string;
+    /** This boot was a release's one trial. */
+    readonly trial: boolean;
+    readonly systemRejection: Rejection | null;
+  };
+  readonly lastCrash: CrashRecord | null;
+  readonly updatedAt: string;
+  readonly bootID: string;
+}
+
+export interface StatusInput {
+  readonly now: string;
+  readonly bootId: string;
+  readonly slot: Slot;
+  readonly version: string;
+  readonly trial: boolean;
+  readonly phase: MachinePhase;
+  /** Why the machine is not ready; absent when it is. */
+  readonly notReady?: { readonly reason: string; readonly message: string };
+  readonly rejection: Rejection | null;
+  /** A staged release waits for a person (reboot_policy Manual). */
+  readonly rebootPending?: { readonly slot: Slot; readonly version: string };
+  readonly stagingRejected?: { readonly reason: StagingRejectedReason; readonly message: string };
+  readonly lastCrash: CrashRecord | null;
+  readonly previous: MachineStatus | null;
+}
+
+export function machineStatus(input: StatusInput): MachineStatus {
+  const keep = (c: Omit<Condition, "lastTransitionTime">): Condition => {
+    const before = input.previous?.conditions?.find((p) => p.type === c.type);
+    return {
+      ...c,
+      message: sanitizeMessage(c.message),
+      lastTransitionTime:
+        before && before.status === c.status ? before.lastTransitionTime : input.now,
+    };
+  };
+  const rejection = input.rejection && {
+    ...input.rejection,
+    message: sanitizeMessage(input.rejection.message),
+  };
+  const conditions: Condition[] = [
+    keep(
+      input.notReady
+        ? { type: "Ready", status: "False", ...input.notReady }
+        : {
+            type: "Ready",
+            status: "True",
+            reason: "BootComplete",
+            message: `liken ${input.version} runs from slot ${input.slot}`,
+          },
+    ),
+    keep(
+      rejection
+        ? {
+            type: "RejectedLastBoot",
+            status: "True",
+            reason: rejection.reason,
+            message: `release ${rejection.version} failed its trial boot in slot ${rejection.slot}: ${rejection.message}`,
+          }
+        : { type: "RejectedLastBoot", status: "False", reason: "NoRejection", message: "" },
+    ),
+    keep(
+      input.rebootPending
+        ? {
+            type: "RebootPending",
+            status: "True",
+            reason: "StagedRelease",
+            message: `release ${input.rebootPending.version} is staged in slot ${input.rebootPending.slot} and boots once as a trial at the next reboot`,
+          }
+        : { type: "RebootPending", status: "False", reason: "NothingStaged", message: "" },
+    ),
+    keep(
+      input.stagingRejected
+        ? { type: "StagingRejected", status: "True", ...input.stagingRejected }
+        : { type: "StagingRejected", status: "False", reason: "NoRejection", message: "" },
+    ),
+  ];
+  return {
+    apiVersion: "liken.dev/v1",
+    kind: "MachineStatus",
+    phase: input.phase,
+    version: input.version,
+    slot: input.slot,
+    conditions,
+    boot: {
+      slot: input.slot,
+      version: input.version,
+      trial: input.trial,
+      systemRejection: rejection,
+    },
+    lastCrash: input.lastCrash && {
+      ...input.lastCrash,
+      lines: input.lastCrash.lines.map((l) => sanitizeMessage(l)),
+    },
+    updatedAt: input.now,
+    bootID: input.bootId,
+  };
+}

@@ -1,0 +1,78 @@
+// The boot agent's values: what it observed at this boot, what it keeps on the state
+// partition between boots, and what it decided. Plain data, so the decisions are pure
+// functions (boot-plan.ts, status.ts) and tests need no machine.
+import type { Slot } from "../installer/boot-entries.ts";
+import type { EntryName } from "../installer/inspect/entry-name.ts";
+
+export type { Slot };
+
+/** Why a trial boot was rejected (DESIGN.md section 5). */
+export type RejectionReason = "HealthCheckFailed" | "Crashed" | "NoBootComplete";
+
+/** Why the spec's release is not staged. */
+export type StagingRejectedReason =
+  | "VersionRejected"
+  | "SpecInvalid"
+  | "ReleaseNotFound"
+  | "ReleaseInvalid"
+  | "SlotTooSmall"
+  | "VerifyFailed"
+  | "WriteFailed";
+
+export type RebootPolicy = "Automatic" | "Manual";
+
+export interface Entry extends EntryName {
+  readonly fileName: string;
+}
+
+/** What the trial boot wrote on the state partition before and after its health checks. */
+export interface TrialRecord {
+  readonly version: string;
+  readonly slot: Slot;
+  readonly bootId: string;
+  readonly startedAt: string;
+  /** Started: the checks began and nothing finished; the others are final. */
+  readonly outcome: "Started" | "HealthCheckFailed" | "Blessed";
+  readonly message: string;
+}
+
+/** status.boot.systemRejection: the trial the machine turned away. */
+export interface Rejection {
+  readonly version: string;
+  readonly slot: Slot;
+  readonly reason: RejectionReason;
+  /** Boots of the rejected entry (systemd-boot's tries done). */
+  readonly attempts: number;
+  readonly time: string;
+  readonly message: string;
+}
+
+/** boot/record.json on the state partition: the agent's memory between boots. */
+export interface BootRecord {
+  readonly trial: TrialRecord | null;
+  readonly rejection: Rejection | null;
+}
+
+export const EMPTY_RECORD: BootRecord = { trial: null, rejection: null };
+
+/** A kernel crash as the crash journal keeps it (DESIGN.md section 6). */
+export interface CrashRecord {
+  /** A digest of the pstore text: the same crash is never appended twice. */
+  readonly id: string;
+  readonly time: string;
+  /** The boot that crashed, from the line the agent writes to the kernel log; "" when absent. */
+  readonly bootId: string;
+  readonly release: string | null;
+  readonly slot: Slot | null;
+  /** The kernel's reason word: Panic, Oops, Emergency, ... */
+  readonly kind: string;
+  /** The kernel's last lines, ending at `Kernel panic - not syncing` and a few after. */
+  readonly lines: readonly string[];
+}
+
+/** spec.toml (DESIGN.md section 5). */
+export interface Spec {
+  readonly version: string;
+  /** A release directory, relative to the spec's own folder. */
+  readonly source: string | null;
+}
