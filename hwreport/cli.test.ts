@@ -1,4 +1,7 @@
 // `liken-stick hwreport` as the operator runs it, on this machine.
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli } from "../test/cli.ts";
 import { HWREPORT_SCHEMA, type HwReport } from "./types.ts";
@@ -45,6 +48,38 @@ describe("liken-stick hwreport", () => {
       "NICs",
       "Proposed layout",
     ]);
+  });
+
+  it("--save DIR: writes the JSON to DIR/<serial or uuid>.json and says where", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "hwreport-save-"));
+    try {
+      const r = await cli(["hwreport", "--json", "--save", join(dir, "reports")]);
+      expect(r.code, r.stderr).toBe(0);
+      const printed = JSON.parse(r.stdout) as HwReport;
+      expect(printed.saved).toMatch(new RegExp(`^${dir}/reports/[^/]+\\.json$`));
+      expect(await readdir(join(dir, "reports"))).toEqual([basename(printed.saved as string)]);
+      const saved = JSON.parse(await readFile(printed.saved as string, "utf8")) as HwReport;
+      expect(saved).toEqual(printed);
+      const text = await cli(["hwreport", "--save", join(dir, "reports")]);
+      expect(text.stdout.trimEnd().split("\n").at(-1)).toBe(`Saved to ${printed.saved}`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("--save into a folder it cannot write: the report, then one error line, exit 1", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "hwreport-save-"));
+    try {
+      await writeFile(join(dir, "a-file"), "");
+      const r = await cli(["hwreport", "--save", join(dir, "a-file", "reports")]);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toMatch(/^Problems/);
+      expect(r.stderr).toMatch(
+        /^liken-stick hwreport: the report was not saved to \S+\/a-file\/reports: ENOTDIR.* \(check that the folder is on a writable disk and the stick is not write-protected, then run it again\)\n$/,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("--as without --manifest is a usage error", async () => {

@@ -12,10 +12,10 @@ import { parseManifest } from "../manifest/index.ts";
 import type { Manifest } from "../manifest/types.ts";
 import { bootPathOf, judgeChain, judgeLevel, missingOf } from "./boot-path.ts";
 import { type Inventory, readFirmware, withDeadline } from "./inventory.ts";
+import { findMissingDrivers } from "./missing-drivers.ts";
 import { renderReport } from "./render.ts";
-import { buildReport, reportFileName, saveReport } from "./report.ts";
+import { buildReport } from "./report.ts";
 import { findDisks, findNics } from "./sysfs.ts";
-import type { HwReport } from "./types.ts";
 
 const FIXTURES = new URL("./fixtures/", import.meta.url).pathname;
 const QEMU = join(FIXTURES, "qemu-virtio");
@@ -197,6 +197,20 @@ describe("the boot-path verdict", async () => {
     expect(missing("sda")).toEqual([]);
     expect(missing("sdb")).toEqual([]);
     expect(missing("nvme0n1", bootPathOf("1.0.0", withNvme))).toEqual([]);
+  });
+
+  it("gives the installer, the planner and the menu the same verdict, by kernel name", async () => {
+    const fact = (name: string) => ({ name }) as DiskFacts;
+    const without = await findMissingDrivers({ version: "1.0.0", modules: noNvme }, WORKSTATION);
+    expect(["nvme0n1", "sda", "sdb", "loop0", "vdz"].map((n) => without(fact(n)))).toEqual([
+      ["nvme"],
+      [],
+      [],
+      [],
+      [],
+    ]);
+    const withIt = await findMissingDrivers({ version: "1.0.0", modules: withNvme }, WORKSTATION);
+    expect(withIt(fact("nvme0n1"))).toEqual([]);
   });
 
   it("says how each level is driven: carried, built in, or a built-in bus driver it cannot name", () => {
@@ -417,25 +431,10 @@ describe("the report", async () => {
   });
 });
 
-describe("saving on the stick", () => {
+describe("firmware and deadlines", () => {
   const dirs: string[] = [];
   afterAll(async () => {
     for (const d of dirs) await rm(d, { recursive: true, force: true });
-  });
-  const report = { system: { serial: "7XK2/Q93", uuid: "u" } } as unknown as HwReport;
-
-  it("writes reports/<serial>.json only with LIKEN_STICK=1 and a reports folder", async () => {
-    const payload = await mkdtemp(join(tmpdir(), "hwreport-"));
-    dirs.push(payload);
-    expect(await saveReport(report, { LIKEN_STICK: "1" }, payload)).toBeNull();
-    await mkdir(join(payload, "reports"));
-    expect(await saveReport(report, {}, payload)).toBeNull();
-    const saved = await saveReport(report, { LIKEN_STICK: "1" }, payload);
-    expect(saved).toBe(join(payload, "reports", "7XK2_Q93.json"));
-    expect(JSON.parse(await readFile(saved as string, "utf8")).saved).toBe(saved);
-    expect(reportFileName({ system: { serial: null, uuid: "abc" } } as unknown as HwReport)).toBe(
-      "abc.json",
-    );
   });
 
   it("reads UEFI and Secure Boot from the efivar (4 attribute bytes, then 0 or 1)", async () => {

@@ -2,8 +2,6 @@
 // layout, put together. Reading is here; judging is in boot-path.ts and plan-layout.ts, and
 // rendering in render.ts, so the same value feeds the text, --json and the saved copy.
 import { randomUUID } from "node:crypto";
-import { stat, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { BootModules } from "../image-build/inputs/modules.ts";
 import { inventoryDisks, type MissingModules } from "../installer/disks/index.ts";
 import type { Disk } from "../installer/disks/types.ts";
@@ -234,31 +232,4 @@ function portProblems(ports: readonly PortReport[], nics: readonly NicReport[]):
       ];
     return [];
   });
-}
-
-/** The name a saved report gets: the machine's serial, else its product UUID. */
-export function reportFileName(report: HwReport): string {
-  const id = report.system?.serial ?? report.system?.uuid ?? "unknown-machine";
-  return `${id.replace(/[^A-Za-z0-9._-]/g, "_")}.json`;
-}
-
-/**
- * On the stick (LIKEN_STICK=1 and PAYLOAD/reports exists), writes the report to
- * PAYLOAD/reports/<serial or uuid>.json and returns the path; otherwise returns null.
- */
-export async function saveReport(
-  report: HwReport,
-  env: Readonly<Record<string, string | undefined>> = process.env,
-  payload = "/payload",
-): Promise<string | null> {
-  if (env.LIKEN_STICK !== "1") return null;
-  const dir = join(payload, "reports");
-  const isDir = await stat(dir).then(
-    (s) => s.isDirectory(),
-    () => false,
-  );
-  if (!isDir) return null;
-  const file = join(dir, reportFileName(report));
-  await writeFile(file, `${JSON.stringify({ ...report, saved: file }, null, 2)}\n`);
-  return file;
 }

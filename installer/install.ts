@@ -8,10 +8,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeFileAtomic } from "../common/atomic-file.ts";
 import { LikenError } from "../common/errors.ts";
+import { findMissingDrivers } from "../hwreport/missing-drivers.ts";
 import type { Manifest } from "../manifest/types.ts";
 import { writeGpt } from "../tools/sfdisk.ts";
 import { CLAIM_HEAD_OFFSET, type Claim, claimTailOffset, encodeClaim } from "./claim.ts";
-import { type Disk, inventoryDisks } from "./disks/index.ts";
+import { type Disk, inventoryDisks, type MissingModules } from "./disks/index.ts";
 import { eraseDisk } from "./erase.ts";
 import { buildEsp } from "./esp.ts";
 import { parseGpt } from "./gpt.ts";
@@ -19,7 +20,7 @@ import { journalHeader } from "./journal.ts";
 import { type DiskHandle, lockDisk } from "./lock.ts";
 import { planLayout } from "./plan/plan-layout.ts";
 import type { Layout, PlannedDisk, PlannedPartition } from "./plan/types.ts";
-import { type ReleaseInfo, requireRelease, verifyRelease } from "./release.ts";
+import { type ReleaseInfo, requireBootModules, requireRelease, verifyRelease } from "./release.ts";
 import { buildState } from "./state.ts";
 import {
   type InstallerStatus,
@@ -89,6 +90,8 @@ class InstallRun {
   private layout: Layout | undefined;
   private readonly handles = new Map<string, DiskHandle>();
   private workDir: string | undefined;
+  /** The release's boot-path verdict on each disk (preflight): unsupported disks are left out. */
+  private missingDrivers: MissingModules | undefined;
 
   constructor(
     private readonly request: InstallRequest,
@@ -97,7 +100,7 @@ class InstallRun {
 
   async execute(): Promise<InstallOutcome> {
     const release = await this.begin("preflight", "verifying the release", () => this.preflight());
-    const disks = await inventoryDisks(this.request.paths);
+    const disks = await inventoryDisks(this.request.paths, undefined, this.missingDrivers);
     const done = this.findCompleteInstall(disks, release);
     if (done) {
       const status = await this.writeStatus(
@@ -187,6 +190,12 @@ class InstallRun {
       );
     }
     await verifyRelease(release);
+    // A disk whose driver chain needs a module the release cannot load at boot would not
+    // boot: it is unsupported, and an install onto it alone refuses with MissingDriver.
+    this.missingDrivers = await findMissingDrivers({
+      version: release.version,
+      modules: await requireBootModules(release),
+    });
     return release;
   }
 
@@ -254,6 +263,7 @@ class InstallRun {
     const again = await inventoryDisks(
       layout.disks.map((d) => d.path),
       new Set(this.handles.keys()),
+      this.missingDrivers,
     );
     for (const planned of layout.disks) {
       const now = again.find((d) => d.path === planned.path);

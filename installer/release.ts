@@ -6,6 +6,7 @@ import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import TOML from "@iarna/toml";
 import { LikenError } from "../common/errors.ts";
+import type { BootModules } from "../image-build/inputs/modules.ts";
 
 export interface ReleaseFile {
   readonly sha256: string;
@@ -103,4 +104,32 @@ export async function verifyRelease(release: ReleaseInfo): Promise<void> {
     if (actual !== expected.sha256)
       throw fail(`has sha256 ${actual}, release.toml says ${expected.sha256}`);
   }
+}
+
+/**
+ * The release's boot-modules.json (what its initramfs can load at boot), or a ReleaseInvalid
+ * refusal. The installer and the hardware report judge each disk's driver chain against it.
+ */
+export async function requireBootModules(release: ReleaseInfo): Promise<BootModules> {
+  const invalid = (what: string) =>
+    new LikenError(
+      "refused",
+      `release ${release.dir} is not usable: boot-modules.json ${what}`,
+      "build it again with liken-stick release",
+      "ReleaseInvalid",
+    );
+  let data: Partial<BootModules>;
+  try {
+    data = JSON.parse(await readFile(join(release.dir, "boot-modules.json"), "utf8"));
+  } catch (error) {
+    throw invalid(`does not read (${(error as Error).message.split("\n")[0]})`);
+  }
+  if (!Array.isArray(data.modules) || !Array.isArray(data.builtin) || !Array.isArray(data.aliases))
+    throw invalid("lacks modules, builtin or aliases");
+  return {
+    kernel: typeof data.kernel === "string" ? data.kernel : release.kernel,
+    modules: data.modules,
+    builtin: data.builtin,
+    aliases: data.aliases,
+  };
 }

@@ -2,6 +2,7 @@
 // and of wipe and reinstall as for every machine of the manifest. Read at start, after
 // every install and after the shell (the operator may have changed a disk there).
 import { randomUUID } from "node:crypto";
+import { releaseMissingDrivers } from "../hwreport/missing-drivers.ts";
 import { inventoryDisks } from "../installer/disks/index.ts";
 import { planLayout } from "../installer/plan/plan-layout.ts";
 import { requireRelease } from "../installer/release.ts";
@@ -29,7 +30,9 @@ export async function loadMenuData(src: MenuSources, previous?: MenuData): Promi
   if (release.ok && release.release.version !== manifest.release.version) {
     releaseProblem = `${src.releaseDir} holds release ${release.release.version}, but the manifest installs ${manifest.release.version}`;
   }
-  const listed = await inventoryDisks(src.paths).then(
+  // The release's boot-path verdict: a disk it cannot drive at boot is unsupported.
+  const missing = await releaseMissingDrivers(src.releaseDir).catch(() => undefined);
+  const listed = await inventoryDisks(src.paths, undefined, missing).then(
     (disks) => ({ disks, problem: undefined }),
     (error: unknown) => {
       if (!previous) throw error;

@@ -100,6 +100,19 @@ describe("qemuArgs", () => {
     expect(args).toContain("if=none,id=stick,format=raw,file=/s.img");
   });
 
+  it("gives each NIC its own user-mode network: virtio-net or e1000e", () => {
+    const args = qemuArgs({
+      firmware: FIRMWARE,
+      nics: ["virtio", "e1000e"],
+      serial: { kind: "stdio" },
+    });
+    expect(args.slice(args.indexOf("-netdev"))).toEqual([
+      ...["-netdev", "user,id=net0", "-device", "virtio-net-pci,netdev=net0,id=nic0"],
+      ...["-netdev", "user,id=net1", "-device", "e1000e,netdev=net1,id=nic1"],
+    ]);
+    expect(qemuArgs({ firmware: FIRMWARE, serial: { kind: "stdio" } })).not.toContain("-netdev");
+  });
+
   it("refuses more AHCI disks than the controller has ports", () => {
     const disks = Array.from({ length: 7 }, (_, i) => ({ path: `/d/${i}`, bus: "ahci" as const }));
     expect(() => qemuArgs({ firmware: FIRMWARE, disks, serial: { kind: "stdio" } })).toThrow(

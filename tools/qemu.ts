@@ -14,6 +14,8 @@ import { run, type StartedProcess, type StartOptions, start } from "./exec.ts";
 export const QEMU = "qemu-system-x86_64";
 
 export type DiskBus = "virtio" | "nvme" | "ahci";
+/** A NIC model: virtio-net or Intel's e1000e (82574L), each on QEMU's user network. */
+export type NicModel = "virtio" | "e1000e";
 export type Accel = "tcg" | "kvm";
 
 export interface VmDisk {
@@ -62,6 +64,8 @@ export interface VmSpec {
   readonly stickWritable?: boolean;
   /** Disks in boot order, after the stick. */
   readonly disks?: readonly VmDisk[];
+  /** Network ports, none by default; each on its own user-mode network (no host setup). */
+  readonly nics?: readonly NicModel[];
   readonly serial: SerialSpec;
   /** A unix socket for QMP (tools/qmp.ts). */
   readonly qmpSocket?: string;
@@ -159,6 +163,10 @@ export function qemuArgs(spec: VmSpec): string[] {
       const bus = `ahci0.${ahciPort++}`;
       args.push("-device", `ide-hd,bus=${bus},drive=${id},id=${id}-dev${serialOpt},${bootindex}`);
     }
+  });
+  (spec.nics ?? []).forEach((model, i) => {
+    const device = model === "virtio" ? "virtio-net-pci" : "e1000e";
+    args.push("-netdev", `user,id=net${i}`, "-device", `${device},netdev=net${i},id=nic${i}`);
   });
   return args;
 }

@@ -1,11 +1,10 @@
 // `liken-stick hwreport [--json] [--manifest FILE [--as NAME]] [--release DIR]`: the hardware
 // report (hwreport/, docs/hwreport.md).
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { LikenError, usageError } from "../../common/errors.ts";
-import { buildReport, renderReport, saveReport } from "../../hwreport/index.ts";
+import { buildReport, renderReport } from "../../hwreport/index.ts";
 import type { BootModules } from "../../image-build/inputs/modules.ts";
-import { requireRelease } from "../../installer/release.ts";
+import { requireBootModules, requireRelease } from "../../installer/release.ts";
+import { saveReport } from "../../menu/save-report.ts";
 import { requireManifest } from "../load-manifest.ts";
 import type { Verb } from "../verb.ts";
 
@@ -18,8 +17,8 @@ export const hwreportVerb: Verb = {
   description: `
 Reads the machine: system, firmware (UEFI or legacy, Secure Boot), CPU, memory,
 every disk and NIC with the chain of drivers from it to the PCI root and the
-module behind each driver. Nothing is written, except on the stick, where the
-report is also saved to the payload's reports/ folder.
+module behind each driver. Nothing is written, unless --save names a folder:
+the stick's menu saves each report it shows to the payload's reports/ folder.
 
 With --release, each disk whose chain needs a module the release cannot load at
 boot is named, and is unsupported. With --manifest, the ports each machine
@@ -37,6 +36,12 @@ Problems come first; docs/hwreport.md explains each one and what to do.`,
       summary: "the manifest machine this one is (default: every machine)",
     },
     { name: "release", type: "string", value: "DIR", summary: "the release to judge against" },
+    {
+      name: "save",
+      type: "string",
+      value: "DIR",
+      summary: "also write the JSON to DIR/<serial or uuid>.json",
+    },
   ],
   async run(args, io) {
     const file = args.options.manifest;
@@ -57,9 +62,22 @@ Problems come first; docs/hwreport.md explains each one and what to do.`,
       ...(typeof name === "string" ? { machine: name } : {}),
       ...(release ? { release } : {}),
     });
-    const saved = await saveReport(report);
+    const dir = args.options.save;
+    let saved: string | null = null;
+    let notSaved: Error | undefined;
+    if (typeof dir === "string")
+      saved = await saveReport(report, dir).catch((error: Error) => {
+        notSaved = error;
+        return null;
+      });
     const final = saved ? { ...report, saved } : report;
     io.out(args.options.json ? `${JSON.stringify(final, null, 2)}\n` : renderReport(final));
+    if (notSaved)
+      throw new LikenError(
+        "failed",
+        `the report was not saved to ${dir}: ${notSaved.message}`,
+        "check that the folder is on a writable disk and the stick is not write-protected, then run it again",
+      );
     return 0;
   },
 };
@@ -69,30 +87,9 @@ async function readRelease(
   dir: string,
 ): Promise<{ version: string; modules: BootModules; rootfsSize: number }> {
   const release = await requireRelease(dir);
-  const file = join(dir, "boot-modules.json");
-  const invalid = (what: string) =>
-    new LikenError(
-      "refused",
-      `release ${dir} is not usable: ${what}`,
-      "build it again with liken-stick release",
-      "ReleaseInvalid",
-    );
-  let data: Partial<BootModules>;
-  try {
-    data = JSON.parse(await readFile(file, "utf8")) as Partial<BootModules>;
-  } catch (error) {
-    throw invalid(`boot-modules.json does not read (${(error as Error).message})`);
-  }
-  if (!Array.isArray(data.modules) || !Array.isArray(data.builtin) || !Array.isArray(data.aliases))
-    throw invalid("boot-modules.json lacks modules, builtin or aliases");
   return {
     version: release.version,
     rootfsSize: release.rootfsSize,
-    modules: {
-      kernel: typeof data.kernel === "string" ? data.kernel : release.kernel,
-      modules: data.modules,
-      builtin: data.builtin,
-      aliases: data.aliases,
-    },
+    modules: await requireBootModules(release),
   };
 }

@@ -2,6 +2,7 @@
 import { readFile } from "node:fs/promises";
 import { usageError } from "../../common/errors.ts";
 import { formatSizeShort } from "../../common/size.ts";
+import { releaseMissingDrivers } from "../../hwreport/missing-drivers.ts";
 import { inventoryDisks } from "../../installer/disks/index.ts";
 import { renderDisks } from "../../installer/disks/render.ts";
 import { install } from "../../installer/install.ts";
@@ -99,7 +100,8 @@ status document (phase Failed and a reason) and exits 1.`,
       return 0;
     } catch (error) {
       // The operator sees the error line (main prints it) and every disk with its verdict.
-      const disks = await inventoryDisks(args.operands).catch(() => []);
+      const missing = await releaseMissingDrivers(release).catch(() => undefined);
+      const disks = await inventoryDisks(args.operands, undefined, missing).catch(() => []);
       io.err(`${renderDisks(disks)}`);
       if (json) io.out(await readFile(statusFile, "utf8").catch(() => ""));
       throw error;

@@ -1,6 +1,7 @@
 // `liken-stick menu [--manifest FILE] [--release DIR] [PATH...]`: what the stick shows.
 import { LikenError } from "../../common/errors.ts";
 import { runMenu } from "../../menu/app.ts";
+import { PAYLOAD_REPORTS } from "../../menu/save-report.ts";
 import { parseVerbArgs } from "../args.ts";
 import { requireManifest } from "../load-manifest.ts";
 import type { Io, Verb } from "../verb.ts";
@@ -82,6 +83,8 @@ ends the menu with exit code 0. See docs/menu.md.`,
         const has = (name: string) => verb.options.some((o) => o.name === name);
         if (has("manifest")) argv.push("--manifest", file);
         if (has("release")) argv.push("--release", releaseDir);
+        // On the stick the report goes onto the payload too (menu/save-report.ts).
+        if (has("save") && process.env.LIKEN_STICK === "1") argv.push("--save", PAYLOAD_REPORTS);
         return parseVerbArgs(verb, argv);
       },
       onStick: process.env.LIKEN_STICK === "1",

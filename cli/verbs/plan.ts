@@ -1,10 +1,11 @@
 // `liken-stick plan --manifest FILE --as NAME [PATH...]`: the layout install would write.
 import { randomUUID } from "node:crypto";
 import { LikenError, usageError } from "../../common/errors.ts";
+import { findMissingDrivers } from "../../hwreport/missing-drivers.ts";
 import { inventoryDisks } from "../../installer/disks/index.ts";
 import { planLayout } from "../../installer/plan/plan-layout.ts";
 import { renderLayout, renderPlanFailure } from "../../installer/plan/render.ts";
-import { requireRelease } from "../../installer/release.ts";
+import { requireBootModules, requireRelease } from "../../installer/release.ts";
 import { requireManifest } from "../load-manifest.ts";
 import type { Verb } from "../verb.ts";
 
@@ -22,7 +23,9 @@ and the storage roles. Nothing is written.
 
 The system disk is the first eligible disk matching the machine's system_disk
 selector, or else the first eligible disk ordered by transport, serial, WWN and
-path. With --release, a slot must hold the release's root filesystem. With
+path. With --release, a slot must hold the release's root filesystem, and a
+disk that needs a driver the release cannot load at boot is left out
+(liken-stick hwreport names the driver). With
 --wipe, disks holding a liken install count as targets (they would be erased).`,
   options: [
     { name: "manifest", type: "string", value: "FILE", summary: "the cluster manifest (required)" },
@@ -46,7 +49,15 @@ path. With --release, a slot must hold the release's root filesystem. With
     const manifest = await requireManifest(file, "plan", io);
     const releaseDir = args.options.release;
     const release = typeof releaseDir === "string" ? await requireRelease(releaseDir) : undefined;
-    const disks = await inventoryDisks(args.operands);
+    // With a release, a disk whose driver chain needs a module it cannot load at boot is
+    // unsupported (missing-driver:<module>), as install would see it.
+    const missing = release
+      ? await findMissingDrivers({
+          version: release.version,
+          modules: await requireBootModules(release),
+        })
+      : undefined;
+    const disks = await inventoryDisks(args.operands, undefined, missing);
     const result = planLayout({
       disks,
       manifest,

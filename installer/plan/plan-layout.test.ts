@@ -177,7 +177,7 @@ describe("planLayout", () => {
     ).toEqual([
       "MissingDriver",
       "no usable disk: /dev/nvme0n1 needs nvme, which the release cannot load at boot",
-      "run the hardware report: it names the driver and the disks that need it",
+      "run liken-stick hwreport with the same release: it names the driver and the disks that need it",
     ]);
   });
 

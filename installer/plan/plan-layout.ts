@@ -276,7 +276,7 @@ function nothingEligible(
     return [
       "MissingDriver",
       `no usable disk: ${unsupported.path} needs ${module}, which the release cannot load at boot`,
-      "run the hardware report: it names the driver and the disks that need it",
+      "run liken-stick hwreport with the same release: it names the driver and the disks that need it",
     ];
   }
   return [

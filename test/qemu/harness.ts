@@ -12,6 +12,7 @@ import type { ProcessExit, StartedProcess } from "../../tools/exec.ts";
 import {
   type Accel,
   chooseAccel,
+  type NicModel,
   type Ovmf,
   requireOvmf,
   STICK_DEVICE_ID,
@@ -28,6 +29,8 @@ export interface VmOptions {
   /** Let the guest write the stick image (by default its writes are thrown away). */
   readonly stickWritable?: boolean;
   readonly disks?: readonly VmDisk[];
+  /** Network ports (none by default). */
+  readonly nics?: readonly NicModel[];
   readonly memoryMiB?: number;
   readonly cpus?: number;
   /** TCG unless probeKvm() shows KVM runs guest code. */
@@ -279,6 +282,7 @@ export class Vm {
       ...(stick ? { stick } : {}),
       ...(this.#options.stickWritable ? { stickWritable: true } : {}),
       disks: this.#options.disks ?? [],
+      ...(this.#options.nics ? { nics: this.#options.nics } : {}),
       ...(this.#options.memoryMiB ? { memoryMiB: this.#options.memoryMiB } : {}),
       ...(this.#options.cpus ? { cpus: this.#options.cpus } : {}),
       // wait=on: the guest starts only once the harness is connected, so nothing is lost.

@@ -1,0 +1,28 @@
+// The boot-path verdict for the installer, the planner and the menu: for each disk of the
+// machine, the modules its driver chain needs that the release cannot load at boot. The same
+// sysfs walk and judgement as the report (sysfs.ts, boot-path.ts), without the rest of it.
+import type { BootModules } from "../image-build/inputs/modules.ts";
+import type { MissingModules } from "../installer/disks/index.ts";
+import { requireBootModules, requireRelease } from "../installer/release.ts";
+import { bootPathOf, judgeChain, missingOf } from "./boot-path.ts";
+import { findDisks } from "./sysfs.ts";
+
+/** What inventoryDisks needs to mark disks `unsupported` (missing-driver:<module>). */
+export async function findMissingDrivers(
+  release: { readonly version: string; readonly modules: BootModules },
+  root = "/",
+): Promise<MissingModules> {
+  const boot = bootPathOf(release.version, release.modules);
+  const disks = await findDisks(root);
+  const missing = new Map(disks.map((d) => [d.name, missingOf(judgeChain(d.chain, boot))]));
+  return (facts) => missing.get(facts.name) ?? [];
+}
+
+/** The same for the release in `dir`; a ReleaseInvalid refusal when it does not read. */
+export async function releaseMissingDrivers(dir: string, root = "/"): Promise<MissingModules> {
+  const release = await requireRelease(dir);
+  return findMissingDrivers(
+    { version: release.version, modules: await requireBootModules(release) },
+    root,
+  );
+}
