@@ -25,7 +25,10 @@ const SOURCE_DIRS = [
 ];
 const SOURCE_FILES = ["package-lock.json"];
 
-export type ReleaseRecipe = Pick<ReleaseOptions, "version" | "withoutModules" | "fault">;
+export type ReleaseRecipe = Pick<
+  ReleaseOptions,
+  "version" | "withoutModules" | "fault" | "noiseMiB"
+>;
 
 export async function cachedRelease(recipe: ReleaseRecipe): Promise<string> {
   return cached("release", recipe, async (out, workDir) => {

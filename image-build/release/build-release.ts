@@ -2,6 +2,7 @@
 // Debian inputs: the kernel, an initramfs holding the boot agent and the modules the boot
 // path may load, the root filesystem image (erofs), systemd-boot, boot-modules.json and
 // release.toml. Test releases take fault knobs and can leave modules out.
+import { createCipheriv, createHash } from "node:crypto";
 import { copyFile, mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { bundleAgent } from "../../scripts/bundle.mjs";
@@ -40,6 +41,8 @@ export interface ReleaseOptions {
   readonly out: string;
   readonly withoutModules?: readonly string[];
   readonly fault?: "health" | "panic" | "hang";
+  /** MiB of deterministic noise in the root filesystem: a release whose slot write takes a while (the power-loss test). */
+  readonly noiseMiB?: number;
   /** Every timestamp in the outputs (SOURCE_DATE_EPOCH). */
   readonly epoch: number;
   readonly workDir: string;
@@ -95,11 +98,21 @@ async function buildRootfs(o: ReleaseOptions, tree: string): Promise<void> {
   await writeFile(join(tree, "usr/lib/os-release"), osRelease);
   await writeFile(join(tree, "etc/os-release"), osRelease);
   await writeFile(join(tree, "usr/lib/liken/version"), `${o.version}\n`);
+  if (o.noiseMiB)
+    await writeFile(join(tree, "usr/lib/liken/noise.bin"), noise(o.version, o.noiseMiB));
   await rm(join(o.out, "rootfs.img"), { force: true });
   await makeErofs(join(o.out, "rootfs.img"), tree, {
     epoch: o.epoch,
     uuid: versionUuid(o.version),
   });
+}
+
+// AES-CTR over zeros, keyed by the version: incompressible, and the same bytes every build.
+function noise(version: string, mib: number): Buffer {
+  const key = createHash("sha256").update(`liken-noise-${version}`).digest();
+  return createCipheriv("aes-256-ctr", key, Buffer.alloc(16)).update(
+    Buffer.alloc(mib * 1024 * 1024),
+  );
 }
 
 // A fixed filesystem UUID per version, so two builds of one release are byte-identical.

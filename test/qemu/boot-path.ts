@@ -1,0 +1,122 @@
+// What the boot-path QEMU tests share: a disk freshly installed with release 1.0.0 (the
+// installer run on the host, the same code the stick runs), update media (a GPT disk with
+// one ext4 partition labelled LIKEN-UPDATE holding spec.toml and the release), and reading
+// the disk back with `inspect --json`.
+import { copyFile, mkdir, readdir, rm, stat, truncate, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { buildGptImage } from "../../image-build/gpt-image.ts";
+import { makeExt4 } from "../../tools/mkfs.ts";
+import { cli } from "../cli.ts";
+
+export const MANIFEST = "test/fixtures/manifests/good/small.toml";
+const MIB = 1024 * 1024;
+const LINUX_DATA = "0FC63DAF-8483-4772-8E79-3D69D8477DE4";
+
+/** A blank 4 GiB disk with leader-1 installed from `release`, as `install` leaves it. */
+export async function installedDisk(dir: string, release: string): Promise<string> {
+  const disk = join(dir, "disk.img");
+  await rm(disk, { force: true });
+  await writeFile(disk, "");
+  await truncate(disk, 4 * 1024 * MIB);
+  const result = await cli([
+    "install",
+    "--manifest",
+    MANIFEST,
+    "--as",
+    "leader-1",
+    "--release",
+    release,
+    disk,
+  ]);
+  if (result.code !== 0) throw new Error(`install failed: ${result.stderr}`);
+  return disk;
+}
+
+/** An update medium: spec.toml naming `version`, with the release under releases/<version>/. */
+export async function updateMedium(
+  dir: string,
+  version: string,
+  release: string | null,
+): Promise<string> {
+  const tree = join(dir, `medium-${version}`);
+  await rm(tree, { recursive: true, force: true });
+  await mkdir(tree, { recursive: true });
+  let spec = `version = "${version}"\n`;
+  if (release) {
+    spec += `source = "releases/${version}"\n`;
+    await mkdir(join(tree, "releases", version), { recursive: true });
+    for (const name of await readdir(release))
+      await copyFile(join(release, name), join(tree, "releases", version, name));
+  }
+  await writeFile(join(tree, "spec.toml"), spec);
+  let bytes = 0;
+  if (release)
+    for (const name of await readdir(release)) bytes += (await stat(join(release, name))).size;
+  const fs = join(dir, `medium-${version}.ext4`);
+  await rm(fs, { force: true });
+  await writeFile(fs, "");
+  await truncate(fs, Math.ceil((bytes * 1.2 + 16 * MIB) / MIB) * MIB);
+  await makeExt4(fs, {
+    label: "LIKEN-UPDATE",
+    uuid: "4c494b45-4e55-5044-4154-450000000001",
+    fromDir: tree,
+    epoch: 1700000000,
+  });
+  const image = join(dir, `medium-${version}.img`);
+  await buildGptImage(image, "4C494B45-4E55-5044-4154-450000000000", [
+    {
+      name: "LIKEN-UPDATE",
+      typeGuid: LINUX_DATA,
+      uuid: "4C494B45-4E55-5044-4154-450000000002",
+      image: fs,
+    },
+  ]);
+  await rm(fs, { force: true });
+  await rm(tree, { recursive: true, force: true });
+  return image;
+}
+
+export interface Condition {
+  readonly type: string;
+  readonly status: string;
+  readonly reason: string;
+  readonly message: string;
+}
+
+export interface Inspected {
+  readonly status: {
+    readonly phase: string;
+    readonly version: string;
+    readonly slot: string;
+    readonly conditions: readonly Condition[];
+    readonly boot: {
+      readonly slot: string;
+      readonly version: string;
+      readonly trial: boolean;
+      readonly systemRejection: {
+        readonly version: string;
+        readonly slot: string;
+        readonly reason: string;
+        readonly attempts: number;
+      } | null;
+    };
+    readonly lastCrash: {
+      readonly release: string;
+      readonly slot: string;
+      readonly lines: readonly string[];
+    } | null;
+  };
+  readonly slots: Record<"a" | "b", { version: string | null; hashMatches: boolean | null }>;
+  readonly entries: readonly { fileName: string; triesLeft: number | null }[];
+  readonly crashes: readonly { release: string | null; lines: readonly string[] }[];
+}
+
+export async function inspect(disk: string): Promise<Inspected> {
+  const result = await cli(["inspect", "--json", disk]);
+  if (result.code !== 0) throw new Error(`inspect failed: ${result.stderr}`);
+  return JSON.parse(result.stdout) as Inspected;
+}
+
+export function condition(inspected: Inspected, type: string): Condition | undefined {
+  return inspected.status.conditions.find((c) => c.type === type);
+}
