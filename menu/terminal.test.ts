@@ -5,7 +5,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FALLBACK_SIZE, findTerminfo, keyTranslator, querySize, terminalSize } from "./terminal.ts";
+import {
+  FALLBACK_SIZE,
+  findTerminfo,
+  keyInput,
+  keyTranslator,
+  querySize,
+  terminalSize,
+} from "./terminal.ts";
 
 // A serial line: input and output, no size, raw mode recorded.
 function serial(answer?: string) {
@@ -101,5 +108,51 @@ describe("keys", () => {
     expect(t("\n", { name: "linefeed" })).toBeUndefined();
     await new Promise((r) => setImmediate(r));
     expect(t("\n", { name: "linefeed" })).toEqual({ key: "enter" });
+  });
+});
+
+describe("keys from a serial line", () => {
+  // What blessed reads from keyInput(), chunk by chunk.
+  function line() {
+    const tty = new PassThrough();
+    const read: string[] = [];
+    keyInput(tty, 30).on("data", (d: Buffer) => read.push(d.toString("utf8")));
+    const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    return { tty, read, settle };
+  }
+
+  it("passes whole reads on as they come", async () => {
+    const { tty, read, settle } = line();
+    tty.write("j");
+    tty.write("\x1b[B\r");
+    await settle(5);
+    expect(read).toEqual(["j", "\x1b[B\r"]);
+  });
+
+  it("joins an arrow key split over two reads, so it is not Esc and two letters", async () => {
+    const { tty, read, settle } = line();
+    tty.write("k\x1b");
+    await settle(5);
+    tty.write("[B");
+    await settle(5);
+    expect(read).toEqual(["k", "\x1b[B"]);
+  });
+
+  it("lets Esc alone through once the rest does not come", async () => {
+    const { tty, read, settle } = line();
+    tty.write("\x1b");
+    await settle(5);
+    expect(read).toEqual([]);
+    await settle(60);
+    expect(read).toEqual(["\x1b"]);
+  });
+
+  it("drops a size answer that came too late to count", async () => {
+    const { tty, read, settle } = line();
+    tty.write("\x1b[24;");
+    await settle(5);
+    tty.write("80Rj");
+    await settle(5);
+    expect(read).toEqual(["j"]);
   });
 });

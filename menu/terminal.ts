@@ -3,14 +3,20 @@
 // sequences and the keys, and a painter that rewrites only the lines that changed.
 import { closeSync, existsSync, openSync, readSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Readable, Writable } from "node:stream";
+import { PassThrough, type Readable, type Writable } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
 import Program from "blessed/lib/program.js";
 import type { KeyName, Size } from "./types.ts";
 import type { Frame } from "./view.ts";
 
 export const FALLBACK_SIZE: Size = { cols: 80, rows: 24 };
-/** How long the terminal has to answer the size question: a serial console answers in milliseconds. */
-export const SIZE_QUERY_MS = 500;
+/**
+ * How long the terminal has to answer the size question. A serial terminal answers in
+ * milliseconds, but the stick's own clock runs on while a slow machine (or a VM under
+ * emulation) has not yet read the answer waiting in its buffer: a second is a safe margin,
+ * and a console that never answers costs that second once, when the menu starts.
+ */
+export const SIZE_QUERY_MS = 1000;
 
 export interface TtyInput extends Readable {
   readonly isRaw?: boolean;
@@ -124,6 +130,49 @@ function magicOf(file: string): number | undefined {
   }
 }
 
+/** How long an escape sequence cut off at the end of a read waits for its rest. */
+export const ESCAPE_WAIT_MS = 50;
+
+// An escape sequence that a key could still complete: ESC, ESC [ or ESC O, and parameters.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: escape sequences are what this holds back
+const CUT_ESCAPE = /\x1b(?:\[[0-9;]*|O)?$/;
+// The terminal's answer to the size question (ESC [ row ; col R): never a key.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the answer starts with ESC
+const POSITION_REPORT = /\x1b\[\d+;\d+R/g;
+
+/**
+ * The keys of `input` as blessed should read them. A serial line can deliver a key's
+ * escape sequence in two reads (ESC, then [B), which blessed would take for Esc and two
+ * letters: a sequence cut off at the end of a read waits up to `waitMs` for its rest. A
+ * size answer that came after the menu stopped waiting for it is dropped, not typed.
+ */
+export function keyInput(input: Readable, waitMs = ESCAPE_WAIT_MS): PassThrough {
+  const out = new PassThrough();
+  const decoder = new StringDecoder("utf8");
+  let held = "";
+  let timer: NodeJS.Timeout | undefined;
+  const release = () => {
+    timer = undefined;
+    const rest = held;
+    held = "";
+    if (rest) out.write(rest);
+  };
+  input.on("data", (chunk: Buffer | string) => {
+    clearTimeout(timer);
+    let text = held + (typeof chunk === "string" ? chunk : decoder.write(chunk));
+    held = "";
+    text = text.replace(POSITION_REPORT, "");
+    const cut = CUT_ESCAPE.exec(text);
+    if (cut && cut[0].length <= 16) {
+      held = cut[0];
+      text = text.slice(0, cut.index);
+      timer = setTimeout(release, waitMs);
+    }
+    if (text) out.write(text);
+  });
+  return out;
+}
+
 /** A key as the model knows it, from blessed's keypress (ch, key). */
 export interface MenuKey {
   readonly key: KeyName;
@@ -196,7 +245,8 @@ export class Terminal {
   ) {
     const terminfo = findTerminfo(term, env);
     this.program = new Program({
-      input,
+      // Raw mode, pause and resume stay with `input`; blessed reads the keys whole.
+      input: keyInput(input),
       output,
       terminal: term || "vt100",
       tput: terminfo !== undefined,
