@@ -1,0 +1,103 @@
+// spec.toml as an operator writes it: the release to run and where to find it.
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseSpec, readSpec, sourceDir } from "./spec.ts";
+
+const FILE = "/media/LIKEN-UPDATE/spec.toml";
+
+describe("parseSpec", () => {
+  it("reads a version and a source", () => {
+    expect(parseSpec('version = "2.0.0"\nsource = "releases/2.0.0"\n', FILE)).toEqual({
+      kind: "spec",
+      spec: { version: "2.0.0", source: "releases/2.0.0" },
+    });
+  });
+
+  it("reads a version alone, and a pre-release version", () => {
+    expect(parseSpec('version = "2.0.0"\n', FILE)).toEqual({
+      kind: "spec",
+      spec: { version: "2.0.0", source: null },
+    });
+    expect(parseSpec('version = "3.1.0-rc.1"\n', FILE)).toMatchObject({
+      spec: { version: "3.1.0-rc.1" },
+    });
+  });
+
+  it("refuses TOML that does not parse, naming the file", () => {
+    const r = parseSpec('version = "2.0.0\n', FILE);
+    expect(r.kind).toBe("invalid");
+    expect(r).toMatchObject({
+      message: expect.stringMatching(/^\/media\/LIKEN-UPDATE\/spec\.toml does not parse: /),
+    });
+    // One line: the parser's message is cut at its first line.
+    expect(r.kind === "invalid" && r.message.includes("\n")).toBe(false);
+  });
+
+  it("refuses a version that is missing, not a string, or not a release version", () => {
+    for (const text of [
+      'source = "releases/2.0.0"\n',
+      "version = 2\n",
+      'version = "latest"\n',
+      'version = "2.0"\n',
+      'version = "v2.0.0"\n',
+      'version = "2.0.0+build"\n',
+    ]) {
+      expect(parseSpec(text, FILE), text).toEqual({
+        kind: "invalid",
+        message: `${FILE}: version must name a release, such as "2.0.0"`,
+      });
+    }
+  });
+
+  it("refuses a source that is absolute, leaves the spec's folder, or is not a string", () => {
+    for (const source of [
+      '"/srv/releases/2.0.0"',
+      '"../releases/2.0.0"',
+      '"releases/../../x"',
+      '".."',
+      "42",
+    ]) {
+      expect(parseSpec(`version = "2.0.0"\nsource = ${source}\n`, FILE), source).toEqual({
+        kind: "invalid",
+        message: `${FILE}: source must be a folder inside the spec's own folder`,
+      });
+    }
+  });
+
+  it("accepts a source that only looks like it leaves, but stays inside", () => {
+    expect(parseSpec('version = "2.0.0"\nsource = "releases/old/../2.0.0"\n', FILE)).toMatchObject({
+      kind: "spec",
+      spec: { source: "releases/old/../2.0.0" },
+    });
+  });
+});
+
+describe("readSpec", () => {
+  it("is none without a spec.toml, and resolves source against the spec's folder", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "liken-spec-"));
+    try {
+      const path = join(dir, "spec.toml");
+      const none = await readSpec(path);
+      expect(none).toEqual({ reading: { kind: "none" }, text: null, folder: dir });
+      expect(sourceDir(none)).toBeNull();
+      await writeFile(path, 'version = "2.0.0"\nsource = "releases/2.0.0"\n');
+      const spec = await readSpec(path);
+      expect(spec.reading).toEqual({
+        kind: "spec",
+        spec: { version: "2.0.0", source: "releases/2.0.0" },
+      });
+      expect(sourceDir(spec)).toBe(join(dir, "releases/2.0.0"));
+      await writeFile(path, 'version = "nope"\n');
+      const bad = await readSpec(path);
+      expect(bad.reading).toMatchObject({
+        kind: "invalid",
+        message: expect.stringContaining(path),
+      });
+      expect(sourceDir(bad)).toBeNull();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
