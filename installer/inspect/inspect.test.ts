@@ -1,12 +1,15 @@
 // `inspect` as an operator runs it, on a disk that the real installer wrote: sparse image
 // files, real sfdisk, mtools and debugfs, no mocks.
-import { mkdtemp, open, rm, truncate, writeFile } from "node:fs/promises";
+import { type FileHandle, mkdtemp, open, rm, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { encodeRecord, RECORD_ALIGN } from "../../agent/journal-format.ts";
+import type { CrashRecord } from "../../agent/types.ts";
 import { cli } from "../../test/cli.ts";
 import { makeTestRelease } from "../../test/release-fixture.ts";
 import { run } from "../../tools/exec.ts";
+import { JOURNAL_HEADER_SIZE, journalHeader } from "../journal.ts";
 import { PARTITION_TYPES } from "../plan/gpt-types.ts";
 import type { Inspection } from "./types.ts";
 
@@ -151,7 +154,12 @@ describe("inspect --json on a complete install", () => {
     });
     expect(i.spec).toEqual({ version: "1.0.0" });
     expect(i.status).toBeNull();
-    expect(i.journal).toEqual({ valid: true, installId: i.claim.installId });
+    expect(i.journal).toEqual({
+      valid: true,
+      installId: i.claim.installId,
+      records: 0,
+      skipped: 0,
+    });
     expect(i.crashes).toEqual([]);
     expect(i.problems).toEqual([]);
   });
@@ -205,6 +213,109 @@ describe("inspect for people", () => {
   });
 });
 
+// Writes into the disk's crash journal partition as the boot agent would, runs `check`, and
+// puts the partition's first bytes back, so the other tests see a journal with no records.
+async function withJournal(
+  write: (file: FileHandle, start: number, size: number) => Promise<void>,
+  check: () => Promise<void>,
+): Promise<void> {
+  const before = await inspectJson(disk);
+  const journal = before.partitions.find((p) => p.label === "liken-journal");
+  if (!journal) throw new Error("no liken-journal partition");
+  const saved = Buffer.alloc(JOURNAL_HEADER_SIZE + 64 * 1024);
+  const file = await open(disk, "r+");
+  try {
+    await file.read(saved, 0, saved.length, journal.start);
+    try {
+      await write(file, journal.start, journal.size);
+      await check();
+    } finally {
+      await file.write(saved, 0, saved.length, journal.start);
+    }
+  } finally {
+    await file.close();
+  }
+  expect((await inspectJson(disk)).journal?.records).toBe(0);
+}
+
+function crash(n: number, over: Partial<CrashRecord> = {}): CrashRecord {
+  return {
+    id: `5eed00000000000${n}`,
+    time: `2026-12-01T0${n}:51:02Z`,
+    bootId: "0f4c8f3e-9a51-4a8e-b2a4-6f0d1c2e3b4a",
+    release: "1.0.0",
+    slot: "a",
+    kind: "Panic",
+    lines: [
+      "[   31.101234] sysrq: Trigger a crash",
+      "[   31.101500] Kernel panic - not syncing: sysrq triggered crash",
+      "[   31.101700] CPU: 0 PID: 412 Comm: sh Not tainted 6.1.0-27-amd64 #1  Debian 6.1.115-1",
+      "[   31.101900] Hardware name: QEMU Standard PC (Q35 + ICH9, 2009), BIOS 0.0.0 02/06/2015",
+      "[   31.102100] Call Trace:",
+    ],
+    ...over,
+  };
+}
+
+describe("inspect reads the crash journal", () => {
+  it("lists the intact records newest first, and counts a torn one", async () => {
+    const older = crash(3, {
+      release: "2.0.0",
+      slot: "b",
+      lines: ["[  842.311900] Kernel panic - not syncing: Fatal exception in interrupt"],
+    });
+    const newer = crash(4);
+    await withJournal(
+      async (file, start) => {
+        const records = start + JOURNAL_HEADER_SIZE;
+        const first = encodeRecord(1, older);
+        await file.write(first, 0, first.length, records);
+        // Record 2 was torn by a power loss: its first sector only, cut inside the payload.
+        const torn = encodeRecord(2, crash(9)).subarray(0, 200);
+        await file.write(torn, 0, torn.length, records + first.length);
+        const third = encodeRecord(3, newer);
+        await file.write(third, 0, third.length, records + first.length + RECORD_ALIGN);
+      },
+      async () => {
+        const i = await inspectJson(disk);
+        expect(i.journal).toEqual({
+          valid: true,
+          installId: i.claim.installId,
+          records: 2,
+          skipped: 1,
+        });
+        expect(i.crashes).toEqual([newer, older]);
+        expect(i.problems).toEqual([]);
+        const human = await cli(["inspect", disk]);
+        expect(human.code).toBe(0);
+        expect(human.stdout).toContain(
+          "\nCrashes: 2 recorded (1 torn or damaged record skipped)\n  newest 2026-12-01T04:51:02Z, release 1.0.0 slot a: Kernel panic - not syncing: sysrq triggered crash\n",
+        );
+      },
+    );
+  }, 120_000);
+
+  it("reads no records from a journal whose header names another install", async () => {
+    const other = "1c0ffee0-1234-4abc-8def-0123456789ab";
+    await withJournal(
+      async (file, start, size) => {
+        await file.write(journalHeader(other, size), 0, JOURNAL_HEADER_SIZE, start);
+        const record = encodeRecord(1, crash(4));
+        await file.write(record, 0, record.length, start + JOURNAL_HEADER_SIZE);
+      },
+      async () => {
+        const i = await inspectJson(disk);
+        expect(i.journal).toEqual({ valid: true, installId: other, records: 0, skipped: 0 });
+        expect(i.crashes).toEqual([]);
+        expect(i.problems).toEqual(["journal:other-install"]);
+        const human = await cli(["inspect", disk]);
+        expect(human.stdout).toContain("\nCrashes: the crash journal belongs to another install\n");
+        expect(human.stdout).toContain("\nProblems: journal:other-install (docs/inspect.md");
+      },
+    );
+  }, 120_000);
+});
+
 describe("inspect on disks that are not complete installs", () => {
   it("refuses a blank disk", async () => {
     const blank = await sparse(GIB);
@@ -246,7 +357,7 @@ describe("inspect on disks that are not complete installs", () => {
       identity: null,
       spec: null,
       status: null,
-      journal: { valid: false, installId: null },
+      journal: { valid: false, installId: null, records: 0, skipped: 0 },
       crashes: [],
       problems: ["state:unreadable", "journal:invalid"],
     });

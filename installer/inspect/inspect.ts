@@ -4,6 +4,8 @@
 // partial install, a damaged filesystem) is null and named in `problems`, never an error.
 import { constants, type FileHandle, open } from "node:fs/promises";
 import TOML from "@iarna/toml";
+import { readJournal } from "../../agent/journal-io.ts";
+import type { CrashRecord } from "../../agent/types.ts";
 import { LikenError } from "../../common/errors.ts";
 import { type Slot, slotDir } from "../boot-entries.ts";
 import {
@@ -16,9 +18,7 @@ import {
 import { discoverDisks } from "../disks/discover.ts";
 import { inventoryDisks } from "../disks/index.ts";
 import { parseGpt } from "../gpt.ts";
-import { JOURNAL_HEADER_SIZE } from "../journal.ts";
 import { hashRegion } from "../write-image.ts";
-import { decodeJournalHeader } from "./journal-header.ts";
 import { type EspFiles, readEsp } from "./read-esp.ts";
 import { readState } from "./read-state.ts";
 import type {
@@ -57,7 +57,12 @@ export async function inspectDisk(path: string): Promise<Inspection> {
       a: await inspectSlot(handle, "a", find("liken-a"), esp, problems),
       b: await inspectSlot(handle, "b", find("liken-b"), esp, problems),
     };
-    const journal = await inspectJournal(handle, find("liken-journal"), claim, problems);
+    const { journal, crashes } = await inspectJournal(
+      handle,
+      find("liken-journal"),
+      claim,
+      problems,
+    );
     return {
       path,
       size: facts.size,
@@ -71,7 +76,7 @@ export async function inspectDisk(path: string): Promise<Inspection> {
       identity: parse(state?.identity, "identity.json", JSON.parse, problems),
       spec: parse(state?.spec, "spec.toml", TOML.parse, problems),
       journal,
-      crashes: [],
+      crashes,
       problems,
     };
   } finally {
@@ -159,17 +164,37 @@ async function inspectSlot(
   return { version, hashMatches: actual === sha256 };
 }
 
+// Records an earlier install left in the same blocks are not this machine's crashes: they
+// are read only when the journal's header names the claim's install.
 async function inspectJournal(
   handle: FileHandle,
   partition: InspectedPartition | undefined,
   claim: InspectedClaim,
   problems: Problem[],
-): Promise<InspectedJournal | null> {
-  if (!partition) return null;
-  const header = decodeJournalHeader(await readAt(handle, partition.start, JOURNAL_HEADER_SIZE));
-  if (!header) problems.push("journal:invalid");
-  else if (header.installId !== claim.installId) problems.push("journal:other-install");
-  return { valid: header !== undefined, installId: header?.installId ?? null };
+): Promise<{ journal: InspectedJournal | null; crashes: CrashRecord[] }> {
+  if (!partition) return { journal: null, crashes: [] };
+  const read = await readJournal(handle, partition.start, partition.size).catch(() => undefined);
+  if (!read) {
+    problems.push("journal:invalid");
+    return { journal: { valid: false, installId: null, records: 0, skipped: 0 }, crashes: [] };
+  }
+  const { header, scan } = read;
+  if (header.installId !== claim.installId) {
+    problems.push("journal:other-install");
+    return {
+      journal: { valid: true, installId: header.installId, records: 0, skipped: 0 },
+      crashes: [],
+    };
+  }
+  return {
+    journal: {
+      valid: true,
+      installId: header.installId,
+      records: scan.records.length,
+      skipped: scan.skipped,
+    },
+    crashes: scan.records.map((r) => r.crash),
+  };
 }
 
 // A document that is there but does not parse is reported, not thrown: the rest still reads.

@@ -25,7 +25,7 @@ export function renderInspection(i: Inspection): string {
     `Spec: ${i.spec ? `version ${text(i.spec.version)}` : "not readable"}`,
     `Installer: ${i.installer ? phaseLine(i.installer) : "no status document"}`,
     `Machine: ${i.status ? machineLine(i.status) : "not booted yet"}`,
-    `Crashes: ${crashLine(i)}`,
+    ...crashLines(i),
   ];
   if (i.problems.length > 0) {
     out.push("", `Problems: ${i.problems.join(", ")} (docs/inspect.md says what to do)`);
@@ -87,10 +87,35 @@ function machineLine(d: Document): string {
   return `${text(d.phase)}, version ${text(d.version)} slot ${text(d.slot)}${boot.trial === true ? " (trial)" : ""}, updated ${text(d.updatedAt)}`;
 }
 
-function crashLine(i: Inspection): string {
-  if (i.journal === null) return "no crash journal";
-  if (!i.journal.valid) return "crash journal header not valid";
-  return `${i.crashes.length} recorded`;
+function crashLines(i: Inspection): string[] {
+  const j = i.journal;
+  if (j === null) return ["Crashes: no crash journal"];
+  if (!j.valid) return ["Crashes: crash journal header not valid"];
+  if (j.installId !== i.claim.installId)
+    return ["Crashes: the crash journal belongs to another install"];
+  const skipped =
+    j.skipped > 0
+      ? ` (${j.skipped} torn or damaged record${j.skipped === 1 ? "" : "s"} skipped)`
+      : "";
+  const out = [`Crashes: ${i.crashes.length} recorded${skipped}`];
+  const newest = i.crashes[0];
+  if (newest) {
+    const where = newest.release
+      ? `release ${text(newest.release)} slot ${text(newest.slot, "-")}`
+      : "release unknown";
+    // Text from the disk on a terminal: no control characters.
+    out.push(
+      `  newest ${text(newest.time)}, ${where}: ${panicLine(newest)}`.replace(/\p{Cc}/gu, "?"),
+    );
+  }
+  return out;
+}
+
+// The kernel's reason, without its timestamp: the panic line, or the dump's last line.
+function panicLine(crash: Inspection["crashes"][number]): string {
+  const lines = Array.isArray(crash.lines) ? crash.lines.filter((l) => typeof l === "string") : [];
+  const line = lines.findLast((l) => l.includes("Kernel panic - not syncing")) ?? lines.at(-1);
+  return line === undefined ? text(crash.kind) : line.replace(/^\[[\s\d.]+\]\s*/, "");
 }
 
 // Documents come from the disk: a field of the wrong type shows as "?" rather than throwing.

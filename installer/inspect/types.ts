@@ -1,5 +1,6 @@
 // What `inspect` reads from an installed disk: the `inspect --json` contract (DESIGN.md
 // section 2), and docs/inspect.md field by field. Absent or unreadable parts are null.
+import type { CrashRecord } from "../../agent/types.ts";
 import type { Slot } from "../boot-entries.ts";
 import type { ClaimSummary } from "../disks/types.ts";
 
@@ -42,6 +43,10 @@ export interface InspectedJournal {
   /** Magic, format version and CRC of the header verify. */
   readonly valid: boolean;
   readonly installId: string | null;
+  /** Intact crash records of this install; 0 when the header is not valid or names another install. */
+  readonly records: number;
+  /** Records torn by a power loss or damaged (length or CRC wrong), skipped; 0 as for records. */
+  readonly skipped: number;
 }
 
 /**
@@ -69,7 +74,10 @@ export interface Inspection {
   readonly spec: Document | null;
   /** null when the disk has no liken-journal partition. */
   readonly journal: InspectedJournal | null;
-  /** Crash records, newest first. The record format is the boot agent's; none is read yet. */
-  readonly crashes: readonly Document[];
+  /**
+   * The crash journal's records, newest first (agent/journal-format.ts), when the journal's
+   * header names this install; empty otherwise.
+   */
+  readonly crashes: readonly CrashRecord[];
   readonly problems: readonly Problem[];
 }
