@@ -3,8 +3,11 @@
 // offset. The header's install id must be this install's: records an earlier install left
 // in the same blocks are not this machine's crashes.
 import type { FileHandle } from "node:fs/promises";
-import { decodeJournalHeader, type JournalHeader } from "../installer/inspect/journal-header.ts";
-import { JOURNAL_HEADER_SIZE } from "../installer/journal.ts";
+import {
+  decodeJournalHeader,
+  JOURNAL_HEADER_SIZE,
+  type JournalHeader,
+} from "../installer/journal.ts";
 import {
   appendOffset,
   encodeRecord,
