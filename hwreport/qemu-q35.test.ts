@@ -1,0 +1,231 @@
+// The sysfs walk and the boot-path verdict against a tree captured from a real QEMU guest
+// (scripts/capture-qemu-sysfs.ts): q35 under OVMF, the stick's Debian kernel 6.1, with a
+// virtio-blk, an NVMe and an AHCI disk, the stick as USB storage behind xHCI, a virtio-net
+// and an e1000e port. The releases' boot-modules.json are those of real builds, one made
+// with --without-module nvme. Every driver in these chains is a module in Debian's kernel
+// (the built-in ones are in qemu-virtio, captured from this machine, and workstation).
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { BootModules } from "../image-build/inputs/modules.ts";
+import { bootPathOf, busOf, judgeChain, missingOf, modulesOf } from "./boot-path.ts";
+import { findMissingDrivers } from "./missing-drivers.ts";
+import { findDisks, findNics } from "./sysfs.ts";
+
+const FIXTURES = new URL("./fixtures/", import.meta.url).pathname;
+const ROOT = join(FIXTURES, "qemu-q35");
+const boot = async (file: string) =>
+  bootPathOf("1.0.0", JSON.parse(await readFile(join(FIXTURES, file), "utf8")) as BootModules);
+const full = await boot("qemu-q35-release-boot-modules.json");
+const noNvme = await boot("qemu-q35-release-without-nvme-boot-modules.json");
+
+const level = (
+  device: string,
+  subsystem: string | null,
+  driver: string | null,
+  module: string | null,
+  modalias: string | null,
+) => ({ device, subsystem, driver, module, builtin: false, modalias });
+
+const XHCI = level(
+  "pci0000:00/0000:00:02.0",
+  "pci",
+  "xhci_hcd",
+  "xhci_pci",
+  "pci:v00001B36d0000000Dsv00001AF4sd00001100bc0Csc03i30",
+);
+const USB = "pci0000:00/0000:00:02.0/usb2";
+
+describe("the sysfs walk, on a QEMU q35 guest (captured)", async () => {
+  const disks = await findDisks(ROOT);
+  const disk = (name: string) => disks.find((d) => d.name === name);
+
+  it("finds the four disks", () => {
+    expect(disks.map((d) => [d.name, busOf(d.chain)])).toEqual([
+      ["nvme0n1", "nvme"],
+      ["sda", "sata"],
+      ["sdb", "usb"],
+      ["vda", "virtio"],
+    ]);
+  });
+
+  it("NVMe: the nvme driver of module nvme on the PCI device; the controller and namespace are plumbing", () => {
+    expect(disk("nvme0n1")).toEqual({
+      name: "nvme0n1",
+      size: 8 * 1024 ** 3,
+      model: "QEMU NVMe Ctrl",
+      serial: "liken-nvme",
+      removable: false,
+      readOnly: false,
+      chain: [
+        level(
+          "pci0000:00/0000:00:05.0",
+          "pci",
+          "nvme",
+          "nvme",
+          "pci:v00001B36d00000010sv00001AF4sd00001100bc01sc08i02",
+        ),
+      ],
+    });
+  });
+
+  it("AHCI/SATA: sd (module sd_mod) on the SCSI disk, then ahci; ata1 and the SCSI host are plumbing", () => {
+    expect(disk("sda")).toEqual({
+      name: "sda",
+      size: 16 * 1024 ** 3,
+      model: "QEMU HARDDISK",
+      serial: null,
+      removable: false,
+      readOnly: false,
+      chain: [
+        level(
+          "pci0000:00/0000:00:03.0/ata1/host0/target0:0:0/0:0:0:0",
+          "scsi",
+          "sd",
+          "sd_mod",
+          "scsi:t-0x00",
+        ),
+        level(
+          "pci0000:00/0000:00:03.0",
+          "pci",
+          "ahci",
+          "ahci",
+          "pci:v00008086d00002922sv00001AF4sd00001100bc01sc06i01",
+        ),
+      ],
+    });
+  });
+
+  it("USB storage: sd, usb-storage on the interface, usb (usbcore) on the device and the root hub, xhci_hcd (xhci_pci)", () => {
+    expect(disk("sdb")).toMatchObject({
+      size: 387072 * 512,
+      model: "QEMU HARDDISK",
+      removable: true,
+    });
+    expect(disk("sdb")?.chain).toEqual([
+      level(
+        `${USB}/2-1/2-1:1.0/host12/target12:0:0/12:0:0:0`,
+        "scsi",
+        "sd",
+        "sd_mod",
+        "scsi:t-0x00",
+      ),
+      level(
+        `${USB}/2-1/2-1:1.0`,
+        "usb",
+        "usb-storage",
+        "usb_storage",
+        "usb:v46F4p0001d0000dc00dsc00dp00ic08isc06ip50in00",
+      ),
+      level(`${USB}/2-1`, "usb", "usb", "usbcore", null),
+      level(USB, "usb", "usb", "usbcore", null),
+      XHCI,
+    ]);
+  });
+
+  it("virtio-blk: virtio_blk on the virtio device, virtio-pci (module virtio_pci) on the PCI function", () => {
+    expect(disk("vda")).toMatchObject({ size: 4 * 1024 ** 3, serial: "liken-virtio" });
+    expect(disk("vda")?.chain).toEqual([
+      level(
+        "pci0000:00/0000:00:04.0/virtio0",
+        "virtio",
+        "virtio_blk",
+        "virtio_blk",
+        "virtio:d00000002v00001AF4",
+      ),
+      level(
+        "pci0000:00/0000:00:04.0",
+        "pci",
+        "virtio-pci",
+        "virtio_pci",
+        "pci:v00001AF4d00001001sv00001AF4sd00000002bc01sc00i00",
+      ),
+    ]);
+  });
+
+  it("NICs: e1000e and virtio_net with MAC, carrier and speed of a live link", async () => {
+    const nics = await findNics(ROOT);
+    expect(nics).toEqual([
+      {
+        name: "eth0",
+        mac: "52:54:00:12:34:57",
+        carrier: true,
+        speed: 1000,
+        operstate: "up",
+        chain: [
+          level(
+            "pci0000:00/0000:00:07.0",
+            "pci",
+            "e1000e",
+            "e1000e",
+            "pci:v00008086d000010D3sv00008086sd00000000bc02sc00i00",
+          ),
+        ],
+      },
+      {
+        name: "eth1",
+        mac: "52:54:00:12:34:56",
+        carrier: true,
+        speed: null, // virtio-net says -1: unknown
+        operstate: "up",
+        chain: [
+          level(
+            "pci0000:00/0000:00:06.0/virtio1",
+            "virtio",
+            "virtio_net",
+            "virtio_net",
+            "virtio:d00000001v00001AF4",
+          ),
+          level(
+            "pci0000:00/0000:00:06.0",
+            "pci",
+            "virtio-pci",
+            "virtio_pci",
+            "pci:v00001AF4d00001000sv00001AF4sd00000001bc02sc00i00",
+          ),
+        ],
+      },
+    ]);
+  });
+});
+
+describe("the boot-path verdict of real releases on the QEMU q35 guest", async () => {
+  const disks = await findDisks(ROOT);
+  const judged = (name: string, b = full) =>
+    judgeChain(disks.find((d) => d.name === name)?.chain ?? [], b);
+
+  it("a full release carries every module of the NVMe, SATA and virtio chains", () => {
+    for (const name of ["nvme0n1", "sda", "vda"]) {
+      expect(
+        judged(name).map((l) => l.boot),
+        name,
+      ).toEqual(judged(name).map(() => "carried"));
+    }
+    expect(modulesOf(judged("sda"))).toEqual(["sd_mod", "ahci"]);
+    expect(modulesOf(judged("vda"))).toEqual(["virtio_blk", "virtio_pci"]);
+  });
+
+  it("a release built --without-module nvme misses exactly nvme, for the NVMe disk only", () => {
+    expect(missingOf(judged("nvme0n1", noNvme))).toEqual(["nvme"]);
+    expect(missingOf(judged("sda", noNvme))).toEqual([]);
+    expect(missingOf(judged("vda", noNvme))).toEqual([]);
+  });
+
+  it("neither release can boot from USB storage (the stick is removable, so never a target anyway)", () => {
+    expect(missingOf(judged("sdb"))).toEqual(["usb_storage", "usbcore", "xhci_pci"]);
+  });
+
+  it("what install, plan and the menu are told: by kernel name", async () => {
+    const missing = await findMissingDrivers(
+      {
+        version: "1.0.0",
+        modules: JSON.parse(
+          await readFile(join(FIXTURES, "qemu-q35-release-without-nvme-boot-modules.json"), "utf8"),
+        ),
+      },
+      ROOT,
+    );
+    const of = (name: string) => missing({ name } as Parameters<typeof missing>[0]);
+    expect(["nvme0n1", "sda", "vda"].map(of)).toEqual([["nvme"], [], []]);
+  });
+});
