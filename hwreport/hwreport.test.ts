@@ -1,4 +1,4 @@
-// The sysfs walk against fixture trees (one captured from a QEMU machine with
+// The sysfs walk against fixture trees (one captured from this machine with
 // fixtures/capture.sh, one written by hand after the kernel's layout for NVMe, AHCI, USB
 // storage and Intel NICs), the boot-path verdict, and the report with its layout.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
