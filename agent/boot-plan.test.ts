@@ -424,6 +424,42 @@ describe("decideStaging", () => {
     });
   });
 
+  it("gives the release the other slot still holds one try again when the spec names no source", () => {
+    // 2.0.0 was proven in b, then 1.0.0 took over in a; the spec goes back to 2.0.0.
+    const es = entries("liken-a-1.0.0.conf", "liken-b-2.0.0.conf");
+    expect(
+      decideStaging({ spec: spec("2.0.0", null), running, entries: es, rejection: null }),
+    ).toEqual({
+      staging: { kind: "pending", slot: "b", version: "2.0.0" },
+      // The counted entry first: a reset between the two leaves an entry for the slot.
+      actions: [
+        {
+          op: "write",
+          fileName: "liken-b-2.0.0+1-0.conf",
+          slot: "b",
+          version: "2.0.0",
+          rank: "trial",
+        },
+        { op: "remove", fileName: "liken-b-2.0.0.conf" },
+      ],
+    });
+    // With a source, the slot is written again from it and verified.
+    expect(
+      decideStaging({ spec: spec("2.0.0"), running, entries: es, rejection: null }).staging,
+    ).toMatchObject({ kind: "stage", slot: "b", remove: ["liken-b-2.0.0.conf"] });
+  });
+
+  it("stages when the spec names no source and the release is nowhere on the machine (stage refuses it)", () => {
+    expect(
+      decideStaging({
+        spec: spec("2.0.0", null),
+        running,
+        entries: entries("liken-a-1.0.0.conf", "liken-b-0.9.0.conf"),
+        rejection: null,
+      }).staging,
+    ).toMatchObject({ kind: "stage", slot: "b", version: "2.0.0", source: null });
+  });
+
   it("stages a different release after a rejection", () => {
     const d = decideStaging({
       spec: spec("2.0.1"),
@@ -533,6 +569,11 @@ describe("properties", () => {
                   },
           });
           for (const a of actions) expect(entry(a.fileName).slot).not.toBe(runningSlot);
+          const applied = applyActions(
+            es.map((e) => e.fileName),
+            actions,
+          );
+          for (const [key, n] of slotVersionCounts(applied.keys())) expect(n, key).toBe(1);
           if (staging.kind === "stage" || staging.kind === "pending") {
             expect(staging.slot).not.toBe(runningSlot);
             expect(staging.version).not.toBe(runningVersion);

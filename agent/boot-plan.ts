@@ -230,6 +230,22 @@ export function decideStaging(input: {
     };
   if (pending.some((e) => e.version === target))
     return { staging: { kind: "pending", slot: other, version: target }, actions: unstage(target) };
+  // The release is already on the machine: the other slot still holds it, proven before
+  // (its entry has no counter, and staging removes a slot's entries before it writes a
+  // byte). A spec without a source names it (DESIGN.md section 5): its entry gets one try
+  // again, and nothing is written to the slot.
+  const kept = entries.find(
+    (e) => e.slot === other && e.version === target && e.triesLeft === null,
+  );
+  if (kept && spec.spec.source === null)
+    return {
+      staging: { kind: "pending", slot: other, version: target },
+      actions: [
+        ...unstage(),
+        stagedEntry(other, target),
+        { op: "remove", fileName: kept.fileName },
+      ],
+    };
   return {
     staging: {
       kind: "stage",
