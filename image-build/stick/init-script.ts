@@ -48,14 +48,19 @@ done
 say "liken-stick: loading drivers"
 modprobe -qa efivarfs 2>/dev/null
 mount -t efivarfs efivarfs /sys/firmware/efi/efivars 2>/dev/null
-# Bus drivers bring new devices, whose modalias asks for more drivers: a few rounds.
-PAYLOAD=
-for round in $(seq 1 40); do
-  find /sys/devices -name modalias -exec cat {} + 2>/dev/null | sort -u | xargs modprobe -qa 2>/dev/null
+# Bus drivers bring new devices, whose modalias asks for more drivers: rounds until the
+# payload is there and a round's drivers brought no new device. Stopping at the payload
+# alone would race: a USB stick can show up before virtio_pci's devices ask for
+# virtio_blk, and the machine's own disk would then be missing from the menu.
+PAYLOAD= SEEN=
+for round in $(seq 1 60); do
+  ALIASES=$(find /sys/devices -name modalias -exec cat {} + 2>/dev/null | sort -u)
+  [ -n "$PAYLOAD" ] && [ "$ALIASES" = "$SEEN" ] && break
+  SEEN=$ALIASES
+  echo "$ALIASES" | xargs modprobe -qa 2>/dev/null
   modprobe -qa sd_mod usb_storage uas vfat nls_cp437 nls_iso8859_1 nls_ascii ext4 2>/dev/null
-  PAYLOAD=$(blkid --match-token PARTUUID=${o.payloadPartUuid} --output device 2>/dev/null | head -n 1)
-  [ -n "$PAYLOAD" ] && break
-  sleep 0.5
+  [ -n "$PAYLOAD" ] || PAYLOAD=$(blkid --match-token PARTUUID=${o.payloadPartUuid} --output device 2>/dev/null | head -n 1)
+  sleep 0.3
 done
 [ -n "$PAYLOAD" ] || hold "the stick's payload partition (PARTUUID ${o.payloadPartUuid}) did not appear"
 mount -t vfat -o rw,noatime "$PAYLOAD" /payload || hold "cannot mount the payload partition $PAYLOAD"

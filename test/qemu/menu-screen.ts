@@ -349,6 +349,11 @@ export const KEYS = {
   ctrlL: "\x0c",
 } as const;
 
+/** The screen's row `n` (1-based), as read now. */
+export function row(screen: string, n: number): string {
+  return screen.split("\n")[n - 1] ?? "";
+}
+
 const POLL_MS = 25;
 
 /**
@@ -371,10 +376,13 @@ export class SerialTerminal {
     clearInterval(this.#timer);
   }
 
-  /** A new, blank screen from here on (after a reset: the next boot draws from nothing). */
-  forget(): void {
+  /**
+   * A new, blank screen from here on (after a reset: the next boot draws from nothing),
+   * of another size if given: a different terminal on the same serial port.
+   */
+  forget(size: ScreenSize = { cols: this.screen.cols, rows: this.screen.rows }): void {
     this.#fed = this.#vm.rawConsole().length;
-    this.screen = new VtScreen({ cols: this.screen.cols, rows: this.screen.rows });
+    this.screen = new VtScreen(size);
   }
 
   /** Feeds what the console printed since the last look, and answers what it asked. */
