@@ -8,8 +8,11 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { BootModules } from "../image-build/inputs/modules.ts";
+import { classifyDisk } from "../installer/disks/classify.ts";
+import type { ContentProbe, Disk, DiskFacts, MissingModules } from "../installer/disks/index.ts";
 import { bootPathOf, busOf, judgeChain, missingOf, modulesOf } from "./boot-path.ts";
 import { findMissingDrivers } from "./missing-drivers.ts";
+import { buildReport } from "./report.ts";
 import { findDisks, findNics } from "./sysfs.ts";
 
 const FIXTURES = new URL("./fixtures/", import.meta.url).pathname;
@@ -227,5 +230,64 @@ describe("the boot-path verdict of real releases on the QEMU q35 guest", async (
     );
     const of = (name: string) => missing({ name } as Parameters<typeof missing>[0]);
     expect(["nvme0n1", "sda", "vda"].map(of)).toEqual([["nvme"], [], []]);
+  });
+});
+
+describe("the report on the stick in the QEMU q35 guest", async () => {
+  const modules = JSON.parse(
+    await readFile(join(FIXTURES, "qemu-q35-release-without-nvme-boot-modules.json"), "utf8"),
+  ) as BootModules;
+  const blank: ContentProbe = {
+    signatures: [],
+    mbrPartitions: 0,
+    headZero: true,
+    tailZero: true,
+    exclusive: true,
+    claim: { state: "none" },
+    failed: [],
+  };
+  // The disk inventory as the stick sees it: sdb is the stick (removable), the rest blank.
+  const inventory = async (fill: MissingModules | undefined): Promise<Disk[]> =>
+    (await findDisks(ROOT)).map((d) => {
+      const facts: DiskFacts = {
+        path: `/dev/${d.name}`,
+        name: d.name,
+        kind: "block",
+        deviceType: "disk",
+        size: d.size,
+        logicalSectorSize: 512,
+        physicalSectorSize: 512,
+        rotational: false,
+        readOnly: d.readOnly,
+        removable: d.removable,
+        holders: [],
+        mounts: [],
+        swap: false,
+        partitions: [],
+        bootMedium: d.removable,
+        missingModules: [],
+      };
+      return classifyDisk({ ...facts, missingModules: fill?.(facts) ?? [] }, blank);
+    });
+  const report = await buildReport({
+    root: ROOT,
+    release: { version: "1.0.0", modules },
+    inventory: async () => ({ system: null, cpu: null, memory: null, problems: [] }),
+    disks: inventory,
+  });
+
+  it("names nvme for the NVMe disk only: the stick's own USB chain is no problem, though its block says so", () => {
+    expect(report.problems.filter((p) => p.code === "missing-driver")).toEqual([
+      expect.objectContaining({
+        subject: "nvme0n1",
+        message: "nvme0n1 needs nvme, which release 1.0.0 cannot load at boot",
+      }),
+    ]);
+    expect(report.disks.map((d) => [d.name, d.verdict, d.missingModules])).toEqual([
+      ["nvme0n1", "unsupported", ["nvme"]],
+      ["sda", "blank", []],
+      ["sdb", "ineligible", ["usb_storage", "usbcore", "xhci_pci"]],
+      ["vda", "blank", []],
+    ]);
   });
 });

@@ -193,9 +193,11 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
   };
 }
 
+// An ineligible disk (the stick, a removable or read-only one) is never written: what its
+// chain lacks stays in its block, not among the problems.
 function missingDriverProblems(disks: readonly DiskReport[], boot: BootPath): Problem[] {
   return disks.flatMap((d) =>
-    (d.missingModules ?? []).map(
+    (d.verdict === "ineligible" ? [] : (d.missingModules ?? [])).map(
       (module): Problem => ({
         code: "missing-driver",
         severity: "error",
