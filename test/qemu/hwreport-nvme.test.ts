@@ -1,0 +1,129 @@
+// The hardware report's boot-path verdict on a real machine: the stick under OVMF and TCG
+// with a blank virtio disk and a blank NVMe disk, and a release built without the nvme
+// module. An unattended install restricted to the NVMe disk (liken.disks=/dev/nvme0n1)
+// refuses with MissingDriver and writes nothing; in the shell the failed install leaves,
+// the report names nvme for that disk, its proposed layout uses only the virtio disk, and
+// its copy lands on the stick's payload as the menu saves it (--save /payload/reports).
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { HwReport } from "../../hwreport/types.ts";
+import { cachedRelease, cachedStick } from "../../image-build/cached-build.ts";
+import { contentDigest, sparseFile } from "../disk-files.ts";
+import { startVm, type Vm } from "./harness.ts";
+
+const MANIFEST = "test/fixtures/manifests/good/small.toml";
+const GIB = 1024 ** 3;
+let dir: string;
+let stick: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "liken-qemu-hwreport-"));
+  const release = await cachedRelease({ version: "1.0.0", withoutModules: ["nvme"] });
+  stick = await cachedStick({
+    manifest: MANIFEST,
+    releaseDir: release,
+    append: ["liken.install=leader-1", "liken.disks=/dev/nvme0n1"],
+  });
+}, 300_000);
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+/** Runs a command in the console's shell; resolves with the line matching `done`. */
+async function shell(vm: Vm, command: string, done: RegExp, timeoutMs = 60_000): Promise<string> {
+  await vm.type(`${command}\n`);
+  return vm.waitFor(done, timeoutMs);
+}
+
+/** A file of the guest, as one base64 line between markers the typed command never shows. */
+async function guestFile(vm: Vm, path: string): Promise<Buffer> {
+  const line = await shell(
+    vm,
+    `echo "file""-begin $(base64 -w 0 < ${path}) file""-end"`,
+    /^file-begin \S* file-end$/,
+    120_000,
+  );
+  return Buffer.from(line.split(" ")[1] ?? "", "base64");
+}
+
+describe("a release without nvme, on a machine with a virtio and an NVMe disk", () => {
+  it("refuses to install onto the NVMe disk alone (MissingDriver); the report names nvme and lays out only the virtio disk", async () => {
+    const virtio = await sparseFile(join(dir, "virtio.img"), 4 * GIB);
+    const nvme = await sparseFile(join(dir, "nvme.img"), 4 * GIB);
+    const blank = await contentDigest(nvme);
+    const vm = await startVm({
+      stick,
+      disks: [
+        { path: virtio, bus: "virtio" },
+        { path: nvme, bus: "nvme" },
+      ],
+    });
+
+    await vm.waitFor(/liken-stick: payload \/dev\/sd\w+ verified/, 240_000);
+    expect(await vm.waitFor(/^liken-stick install: (?!warning: )/, 300_000)).toBe(
+      "liken-stick install: no usable disk: /dev/nvme0n1 needs nvme, which the release cannot load at boot (run liken-stick hwreport with the same release: it names the driver and the disks that need it)",
+    );
+    // Above the error line, the disks with their verdicts.
+    expect(vm.console()).toMatch(/^\/dev\/nvme0n1 .* unsupported +missing-driver:nvme *$/m);
+    await vm.waitFor(/the install as leader-1 failed/, 30_000);
+    await vm.waitFor(/a shell follows/, 10_000);
+    for (let i = 0; ; i++) {
+      try {
+        await shell(vm, "echo ready-$((20+22))", /^ready-42$/, 5_000);
+        break;
+      } catch (error) {
+        if (i === 10) throw error;
+      }
+    }
+
+    const status = JSON.parse(
+      (await guestFile(vm, "/run/liken/install-status.json")).toString("utf8"),
+    );
+    expect(status).toMatchObject({ phase: "Failed", reason: "MissingDriver", disks: [] });
+
+    await shell(
+      vm,
+      'liken-stick hwreport --json --manifest /payload/cluster.toml --release /payload/release --as leader-1 --save /payload/reports > /tmp/report.json; echo "report ""exit $?"',
+      /^report exit \d+$/,
+      180_000,
+    ).then((line) => expect(line).toBe("report exit 0"));
+    const report = JSON.parse(
+      (await guestFile(vm, "/tmp/report.json")).toString("utf8"),
+    ) as HwReport;
+    // The menu's copy goes onto the stick's payload (vfat): the same report.
+    expect(report.saved).toMatch(/^\/payload\/reports\/[\w.-]+\.json$/);
+    const saved = JSON.parse((await guestFile(vm, report.saved as string)).toString("utf8"));
+    expect(saved).toEqual(report);
+    await vm.stop();
+
+    expect(report.release?.version).toBe("1.0.0");
+    const disk = (name: string) => report.disks.find((d) => d.name === name);
+    expect(disk("nvme0n1")).toMatchObject({
+      bus: "nvme",
+      modules: ["nvme"],
+      missingModules: ["nvme"],
+      verdict: "unsupported",
+      reasons: ["missing-driver:nvme"],
+    });
+    expect(disk("nvme0n1")?.chain[0]).toMatchObject({
+      driver: "nvme",
+      module: "nvme",
+      builtin: false,
+      boot: "missing",
+    });
+    expect(disk("vda")).toMatchObject({ bus: "virtio", missingModules: [], verdict: "blank" });
+    expect(report.problems.filter((p) => p.code === "missing-driver")).toEqual([
+      expect.objectContaining({
+        severity: "error",
+        subject: "nvme0n1",
+        message: "nvme0n1 needs nvme, which release 1.0.0 cannot load at boot",
+      }),
+    ]);
+    const [layout] = report.layouts;
+    expect(layout?.machine).toBe("leader-1");
+    expect(layout?.plan.ok && layout.plan.layout.disks.map((d) => d.path)).toEqual(["/dev/vda"]);
+
+    // Refused before anything was written: the NVMe disk is as blank as it was.
+    expect(await contentDigest(nvme)).toBe(blank);
+  }, 900_000);
+});
