@@ -1,9 +1,10 @@
 // Captures the sysfs subtree the hardware report reads (hwreport/sysfs.ts) from a real QEMU
 // guest: the stick boots under OVMF with one device of each kind the report must know (a
-// virtio-blk, an NVMe and an AHCI/SATA disk, the stick itself as USB storage behind xHCI,
-// a virtio-net and an e1000e port), hwreport/fixtures/capture.sh copies the subtree inside
-// the guest, and the copy comes out through the serial console as one line per file, link
-// or folder. The result is a fixture tree for hwreport/hwreport.test.ts.
+// virtio-blk disk, an NVMe disk behind a PCIe root port, an AHCI/SATA disk, the stick itself
+// as USB storage behind xHCI, a virtio-net and an e1000e port),
+// hwreport/fixtures/capture.sh copies the subtree inside the guest, and the copy comes out
+// through the serial console as one line per file, link or folder. The result is the
+// fixture tree of hwreport/qemu-q35.test.ts.
 //
 //   npx tsx scripts/capture-qemu-sysfs.ts [DEST]   (default hwreport/fixtures/qemu-q35)
 //
@@ -43,7 +44,8 @@ try {
     stick,
     disks: [
       { path: await disk("virtio.img", 4 * GIB), bus: "virtio", serial: "liken-virtio" },
-      { path: await disk("nvme.img", 8 * GIB), bus: "nvme", serial: "liken-nvme" },
+      // A server's NVMe sits behind a root port, whose pcieport driver is built in.
+      { path: await disk("nvme.img", 8 * GIB), bus: "nvme", serial: "liken-nvme", rootPort: true },
       { path: await disk("sata.img", 16 * GIB), bus: "ahci", serial: "liken-sata" },
     ],
     nics: ["virtio", "e1000e"],

@@ -100,6 +100,23 @@ describe("qemuArgs", () => {
     expect(args).toContain("if=none,id=stick,format=raw,file=/s.img");
   });
 
+  it("puts a disk behind a PCIe root port of its own when asked", () => {
+    const args = qemuArgs({
+      firmware: FIRMWARE,
+      disks: [{ path: "/d/n.img", bus: "nvme", serial: "N", rootPort: true }],
+      serial: { kind: "stdio" },
+    });
+    expect(
+      args.slice(
+        args.indexOf("if=none,id=disk0,format=raw,file=/d/n.img,cache=unsafe,discard=unmap") - 1,
+      ),
+    ).toEqual([
+      ...["-drive", "if=none,id=disk0,format=raw,file=/d/n.img,cache=unsafe,discard=unmap"],
+      ...["-device", "pcie-root-port,id=disk0-port,chassis=1,slot=1"],
+      ...["-device", "nvme,drive=disk0,id=disk0-dev,serial=N,bus=disk0-port,bootindex=2"],
+    ]);
+  });
+
   it("gives each NIC its own user-mode network: virtio-net or e1000e", () => {
     const args = qemuArgs({
       firmware: FIRMWARE,

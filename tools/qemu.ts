@@ -24,6 +24,11 @@ export interface VmDisk {
   readonly bus: DiskBus;
   /** The serial the guest sees (/dev/disk/by-id); NVMe needs one, so it gets `nvme<N>`. */
   readonly serial?: string;
+  /**
+   * Behind a PCIe root port of its own (virtio and NVMe), as a server's NVMe slot is, rather
+   * than on the root complex: the guest binds the built-in pcieport driver to the port.
+   */
+  readonly rootPort?: boolean;
 }
 
 /** Where the guest's first serial port (ttyS0) goes. */
@@ -155,10 +160,18 @@ export function qemuArgs(spec: VmSpec): string[] {
     );
     const serial = disk.serial ?? (disk.bus === "nvme" ? `nvme${i}` : undefined);
     const serialOpt = serial === undefined ? "" : `,serial=${qemuValue(serial)}`;
+    let port = "";
+    if (disk.rootPort && disk.bus !== "ahci") {
+      args.push("-device", `pcie-root-port,id=${id}-port,chassis=${i + 1},slot=${i + 1}`);
+      port = `,bus=${id}-port`;
+    }
     if (disk.bus === "virtio") {
-      args.push("-device", `virtio-blk-pci,drive=${id},id=${id}-dev${serialOpt},${bootindex}`);
+      args.push(
+        "-device",
+        `virtio-blk-pci,drive=${id},id=${id}-dev${serialOpt}${port},${bootindex}`,
+      );
     } else if (disk.bus === "nvme") {
-      args.push("-device", `nvme,drive=${id},id=${id}-dev${serialOpt},${bootindex}`);
+      args.push("-device", `nvme,drive=${id},id=${id}-dev${serialOpt}${port},${bootindex}`);
     } else {
       const bus = `ahci0.${ahciPort++}`;
       args.push("-device", `ide-hd,bus=${bus},drive=${id},id=${id}-dev${serialOpt},${bootindex}`);
