@@ -4,7 +4,8 @@ import { run } from "./exec.ts";
 export async function makeErofs(
   image: string,
   tree: string,
-  options: { epoch: number; uuid: string },
+  /** compress: false for contents that do not compress (lz4hc spends minutes on noise). */
+  options: { epoch: number; uuid: string; compress?: boolean },
 ): Promise<void> {
   await run(
     "mkfs.erofs",
@@ -13,7 +14,8 @@ export async function makeErofs(
       "-U",
       options.uuid,
       "--all-root", // owned by root whoever builds it
-      "-zlz4hc", // compressed: smaller slots to write and verify
+      // compressed: smaller slots to write and verify
+      ...(options.compress === false ? [] : ["-zlz4hc"]),
       image,
       tree,
     ],

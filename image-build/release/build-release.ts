@@ -104,6 +104,7 @@ async function buildRootfs(o: ReleaseOptions, tree: string): Promise<void> {
   await makeErofs(join(o.out, "rootfs.img"), tree, {
     epoch: o.epoch,
     uuid: versionUuid(o.version),
+    compress: !o.noiseMiB,
   });
 }
 
