@@ -1,6 +1,6 @@
 // A machine whose only disk holds an ext4 filesystem, driven over the serial console:
-// Install as refuses and lists the disk as foreign, and after the VM stops the disk holds
-// exactly the bytes it held before.
+// Install as refuses and lists the disk as foreign; Power off powers the machine off, and
+// then the disk holds exactly the bytes it held before.
 import { mkdir, mkdtemp, rm, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -48,7 +48,10 @@ it("refuses Install as on a disk holding ext4, lists it as foreign, and leaves i
     await term.keys(KEYS.up);
     await term.waitFor(["> Install as leader-1"], 30_000);
     await term.keys(KEYS.enter);
-    const screen = await term.waitFor(["Install as leader-1 cannot start."], 60_000);
+    const screen = await term.waitFor(
+      ["Install as leader-1 cannot start.", "> Back to the menu", "Esc or q: back"],
+      60_000,
+    );
     const flat = screen.replace(/\s+/g, " ");
     expect(flat).toContain("No blank disk");
     expect(flat).toMatch(/\/dev\/vda \(foreign\): holds data liken did not write/);
@@ -59,9 +62,14 @@ it("refuses Install as on a disk holding ext4, lists it as foreign, and leaves i
       await mkdir(CAPTURES, { recursive: true });
       await writeFile(join(CAPTURES, "serial-refused-foreign.txt"), `${screen}\n`);
     }
-    // Back to the menu: the refusal wrote nothing and asks nothing more.
+    // Back to the menu: the refusal wrote nothing and asks nothing more. Power off, the
+    // last entry, powers the machine off.
     await term.keys(KEYS.enter);
     await term.waitFor(["> Install as leader-1", "Choose an entry."], 60_000);
+    await term.keys(..."jjjjjj");
+    await term.waitFor(["> Power off"], 30_000);
+    await term.keys(KEYS.enter);
+    expect((await vm.waitForExit(120_000)).shutdownReason).toBe("guest-shutdown");
     console.log(`menu-foreign-disk: ${(Date.now() - started) / 1000} s`);
   } finally {
     term.stop();

@@ -355,6 +355,8 @@ export function row(screen: string, n: number): string {
 }
 
 const POLL_MS = 25;
+/** A screen counts once the console has been quiet this long: the menu draws a screen in parts. */
+const QUIET_MS = 300;
 
 /**
  * A person at a terminal on the VM's serial port: the screen follows the console (all
@@ -364,6 +366,7 @@ export class SerialTerminal {
   screen: VtScreen;
   readonly #vm: Vm;
   #fed = 0;
+  #changedAt = Date.now();
   readonly #timer: NodeJS.Timeout;
 
   constructor(vm: Vm, size: ScreenSize = { cols: 80, rows: 24 }) {
@@ -391,6 +394,7 @@ export class SerialTerminal {
     if (raw.length === this.#fed) return;
     this.screen.write(raw.slice(this.#fed));
     this.#fed = raw.length;
+    this.#changedAt = Date.now();
     for (const reply of this.screen.takeReplies()) void this.#vm.type(reply).catch(() => {});
   }
 
@@ -402,15 +406,17 @@ export class SerialTerminal {
 
   /**
    * Waits until the screen shows every one of `texts` at once (the screen, not the
-   * console's history: a line since overwritten does not count); returns the screen.
+   * console's history: a line since overwritten does not count) and the console has been
+   * quiet for QUIET_MS, so the screen is drawn whole; returns the screen.
    */
   async waitFor(texts: readonly (string | RegExp)[], timeoutMs: number): Promise<string> {
     const until = Date.now() + timeoutMs;
     for (;;) {
       const screen = this.text();
-      if (texts.every((t) => (typeof t === "string" ? screen.includes(t) : t.test(screen)))) {
-        return screen;
-      }
+      const shows = texts.every((t) =>
+        typeof t === "string" ? screen.includes(t) : t.test(screen),
+      );
+      if (shows && Date.now() - this.#changedAt >= QUIET_MS) return screen;
       if (Date.now() > until) {
         throw new Error(
           `the serial console did not show ${texts.map(String).join(" and ")} within ${timeoutMs / 1000} s; the screen:\n${screen}\n--- the console's last lines ---\n${this.#vm.tail()}`,
