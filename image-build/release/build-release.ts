@@ -15,6 +15,9 @@ import { requireUnpackedInputs } from "../unpacked.ts";
 import { releaseInit } from "./init-script.ts";
 import { writeReleaseToml } from "./release-toml.ts";
 
+/** The disk drivers /init loads before it looks for the state partition. */
+const STORAGE_MODULES = ["virtio_pci", "virtio_blk", "virtio_scsi", "nvme", "ahci", "sd_mod"];
+
 /** What the installed machine's initramfs can load: its disks, its state, its crash records, its watchdog. */
 export const RELEASE_MODULES = [
   "virtio_pci",
@@ -56,7 +59,7 @@ export async function buildRelease(o: ReleaseOptions): Promise<void> {
   await rm(tree, { recursive: true, force: true });
   await mkdir(join(tree, "bin"), { recursive: true });
   await copyFile(inputs.busybox, join(tree, "bin", "busybox"));
-  await writeFile(join(tree, "init"), releaseInit(), { mode: 0o755 });
+  await writeFile(join(tree, "init"), releaseInit(STORAGE_MODULES), { mode: 0o755 });
   await installAgent(tree, { version: o.version, fault: o.fault ?? null }, inputs.root);
   const modules = await installModules(inputs, tree, RELEASE_MODULES, o.withoutModules ?? []);
   await buildInitramfs(tree, join(o.out, "initrd.img"), o.epoch, join(o.workDir, "initrd.cpio"));
