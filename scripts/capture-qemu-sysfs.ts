@@ -8,7 +8,7 @@
 //
 //   npx tsx scripts/capture-qemu-sysfs.ts [DEST]   (default hwreport/fixtures/qemu-q35)
 //
-// About two minutes under TCG. The stick boots with liken.shell=1 (a shell instead of the
+// A few minutes under TCG. The stick boots with liken.shell=1 (a shell instead of the
 // menu); the NICs are brought up first, so carrier and speed are those of a live link.
 import { mkdir, mkdtemp, readFile, rm, stat, symlink, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
