@@ -87,6 +87,17 @@ describe("a release without nvme, on a machine with a virtio and an NVMe disk", 
       /^report exit \d+$/,
       180_000,
     ).then((line) => expect(line).toBe("report exit 0"));
+    // How long the report takes inside the stick under TCG, for docs/hwreport.md (not a pass mark).
+    const real = await shell(
+      vm,
+      "time liken-stick hwreport --json > /dev/null",
+      /^real\s/,
+      180_000,
+    );
+    const bare = await shell(vm, "time liken-stick --help > /dev/null", /^real\s/, 180_000);
+    console.log(
+      `inside the stick, QEMU TCG: hwreport --json ${real.replace(/\s+/g, " ")}; liken-stick --help ${bare.replace(/\s+/g, " ")}`,
+    );
     const report = JSON.parse(
       (await guestFile(vm, "/tmp/report.json")).toString("utf8"),
     ) as HwReport;
@@ -96,6 +107,7 @@ describe("a release without nvme, on a machine with a virtio and an NVMe disk", 
     expect(saved).toEqual(report);
     await vm.stop();
 
+    console.log(`problems: ${report.problems.map((p) => `${p.code} ${p.subject}`).join("; ")}`);
     expect(report.release?.version).toBe("1.0.0");
     const disk = (name: string) => report.disks.find((d) => d.name === name);
     expect(disk("nvme0n1")).toMatchObject({
