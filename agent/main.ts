@@ -127,7 +127,9 @@ async function main(): Promise<number> {
   if (!stateMounted && !trial) throw new Hold(`the state partition ${state.device} does not mount`);
 
   // 1. Crash records.
-  const crashes = await collectCrashes(journal);
+  const installId = (await readJson<{ installId?: unknown }>(join(STATE, "identity.json")))
+    ?.installId;
+  const crashes = await collectCrashes(journal, typeof installId === "string" ? installId : null);
   const previous = await readJson<MachineStatus>(STATE_STATUS);
   let record = (await readJson<BootRecord>(STATE_RECORD)) ?? EMPTY_RECORD;
   const policy = await rebootPolicy();
@@ -251,9 +253,9 @@ interface Collected {
   readonly newest: CrashRecord | null;
 }
 
-// Step 1: pstore into the journal, then pstore cleared; a journal that does not verify keeps
-// pstore as it is, so nothing is lost.
-async function collectCrashes(partition: Partition): Promise<Collected> {
+// Step 1: pstore into the journal, then pstore cleared; a journal that does not verify, or
+// that an earlier install wrote, keeps pstore as it is, so nothing is lost.
+async function collectCrashes(partition: Partition, installId: string | null): Promise<Collected> {
   await mount("pstore", PSTORE, "pstore").catch(() => undefined);
   const files: PstoreFile[] = [];
   for (const name of await readdir(PSTORE).catch(() => [] as string[])) {
@@ -268,8 +270,12 @@ async function collectCrashes(partition: Partition): Promise<Collected> {
   const handle = await open(partition.device, "r+");
   try {
     const journal = await readJournal(handle, 0, partition.size);
-    if (!journal) {
-      step("the crash journal's header does not verify: crash records stay in pstore");
+    if (!journal || (installId !== null && journal.header.installId !== installId)) {
+      step(
+        journal
+          ? "the crash journal belongs to another install: crash records stay in pstore"
+          : "the crash journal's header does not verify: crash records stay in pstore",
+      );
       return { all: fresh, newest: fresh.at(-1) ?? null };
     }
     const after = await appendCrashes(handle, journal, fresh);

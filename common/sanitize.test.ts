@@ -35,6 +35,11 @@ describe("sanitizeMessage", () => {
       "cannot open /dev/disk/by-id/nvme-Samsung_SSD_980_500GB",
       "cannot open /dev/disk/by-id/nvme-Samsung_SSD_980_500GB",
     ],
+    [
+      "keeps the kernel's call-trace frames and KEY=UUID words",
+      "RIP: entry_SYSCALL_64_after_hwframe+0x64/0xce root=PARTUUID=8e3a9197-fbb5-8a55-a53a-597f36e81060",
+      "RIP: entry_SYSCALL_64_after_hwframe+0x64/0xce root=PARTUUID=8e3a9197-fbb5-8a55-a53a-597f36e81060",
+    ],
   ])("%s", (_, input, output) => {
     expect(sanitizeMessage(input)).toBe(output);
   });

@@ -17,11 +17,14 @@ export function sanitizeMessage(text: string): string {
   return s.length > MAX_LENGTH ? `${s.slice(0, MAX_LENGTH - 1)}…` : s;
 }
 
-// Paths, hex digests and UUIDs are long but carry no secret.
+// Paths, hex digests and UUIDs are long but carry no secret; nor do the kernel's call-trace
+// frames (`entry_SYSCALL_64_after_hwframe+0x64/0xce`) and `KEY=UUID` words of its log.
 function looksSafe(run: string): boolean {
   return (
     /^[0-9a-f]+$/i.test(run) ||
     /^[0-9a-f-]{36}$/i.test(run) ||
+    /^[A-Za-z_][\w.]*\+0x[0-9a-f]+\/0x[0-9a-f]+$/.test(run) ||
+    /^([A-Za-z_]+=)+[0-9a-f-]{36}$/i.test(run) ||
     (run.includes("/") &&
       /^[\w./-]+$/.test(run) &&
       !/[A-Za-z0-9+]{32,}/.test(run.replaceAll("/", " ")))
