@@ -24,6 +24,11 @@ export function say(line: string): void {
   }
 }
 
+/** One step of the boot on the consoles: `liken: <what>`. */
+export function step(line: string): void {
+  say(`liken: ${line}`);
+}
+
 /** A line in the kernel's log: it reaches pstore, so a crash record names the boot it ended. */
 export function kmsg(line: string): void {
   try {

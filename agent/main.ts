@@ -6,57 +6,49 @@
 //
 // Exit codes for /init: 0 the boot is complete; 3 hold the console (the reason is on it).
 // Any other end during a trial makes /init reset the machine, so a trial never hangs.
-import { mkdir, open, readdir, readFile, stat, unlink, writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import { writeFileAtomic } from "../common/atomic-file.ts";
+import { mkdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { mount, syncAll, umount } from "../tools/mount.ts";
 import { rebootNow } from "../tools/reboot.ts";
 import {
   blessActions,
-  decideStaging,
   exhaustedTrials,
   exhaustTrial,
   identifyBoot,
   otherSlot,
   rejectionFor,
 } from "./boot-plan.ts";
-import { bootMarker, crashesFromPstore, type PstoreFile } from "./crash-parse.ts";
+import { collectCrashes } from "./collect-crashes.ts";
+import { bootMarker } from "./crash-parse.ts";
 import { applyEntryActions, listEntries } from "./esp.ts";
 import { checkHealth, type Fault } from "./health.ts";
-import { appendCrashes, readJournal } from "./journal-io.ts";
 import {
   bootDisk,
   bootId,
   kernelCommandLine,
   kmsg,
   loaderVariable,
-  type Partition,
   partitions,
   say,
+  step,
   Watchdog,
 } from "./machine.ts";
-import { readSpec, sourceDir } from "./spec.ts";
-import { StagingRefused, stageRelease } from "./stage.ts";
-import { type MachineStatus, machineStatus, type StatusInput } from "./status.ts";
+import { staging } from "./staging-step.ts";
 import {
-  type BootRecord,
-  type CrashRecord,
-  EMPTY_RECORD,
-  type RebootPolicy,
-  type Rejection,
-  type Slot,
-  type StagingRejectedReason,
-} from "./types.ts";
+  ESP,
+  readInstallId,
+  readPreviousStatus,
+  readRecord,
+  rebootPolicy,
+  STATE,
+  saveRecord,
+  TRIAL_MARK,
+  UPDATE,
+  writeStatus,
+} from "./state-files.ts";
+import { machineStatus, type StatusInput } from "./status.ts";
+import { type BootRecord, EMPTY_RECORD, type Slot } from "./types.ts";
 
 const RELEASE_FILE = "/etc/liken/release.json";
-const ESP = "/run/liken/esp";
-const STATE = "/state";
-const UPDATE = "/run/liken/update";
-const PSTORE = "/sys/fs/pstore";
-const RUN_STATUS = "/run/liken/status.json";
-const TRIAL_MARK = "/run/liken/trial";
-const STATE_STATUS = join(STATE, "status/status.json");
-const STATE_RECORD = join(STATE, "boot/record.json");
 const HOLD = 3;
 const HEALTH_DEADLINE_MS = 120_000;
 const FAILED_TRIAL_HOLD_MS = 10_000;
@@ -65,10 +57,6 @@ class Hold extends Error {}
 
 function now(): string {
   return new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
-}
-
-function step(line: string): void {
-  say(`liken: ${line}`);
 }
 
 async function main(): Promise<number> {
@@ -127,11 +115,9 @@ async function main(): Promise<number> {
   if (!stateMounted && !trial) throw new Hold(`the state partition ${state.device} does not mount`);
 
   // 1. Crash records.
-  const installId = (await readJson<{ installId?: unknown }>(join(STATE, "identity.json")))
-    ?.installId;
-  const crashes = await collectCrashes(journal, typeof installId === "string" ? installId : null);
-  const previous = await readJson<MachineStatus>(STATE_STATUS);
-  let record = (await readJson<BootRecord>(STATE_RECORD)) ?? EMPTY_RECORD;
+  const crashes = await collectCrashes(journal, await readInstallId());
+  const previous = await readPreviousStatus();
+  let record = (await readRecord()) ?? EMPTY_RECORD;
   const policy = await rebootPolicy();
   const base = { now: now(), bootId: id, slot, version, trial, previous };
   const lastCrash = crashes.newest;
@@ -248,166 +234,6 @@ async function main(): Promise<number> {
   return 0;
 }
 
-interface Collected {
-  readonly all: readonly CrashRecord[];
-  readonly newest: CrashRecord | null;
-}
-
-// Step 1: pstore into the journal, then pstore cleared; a journal that does not verify, or
-// that an earlier install wrote, keeps pstore as it is, so nothing is lost.
-async function collectCrashes(partition: Partition, installId: string | null): Promise<Collected> {
-  await mount("pstore", PSTORE, "pstore").catch(() => undefined);
-  const files: PstoreFile[] = [];
-  for (const name of await readdir(PSTORE).catch(() => [] as string[])) {
-    const path = join(PSTORE, name);
-    files.push({
-      name,
-      text: await readFile(path, "utf8").catch(() => ""),
-      mtimeMs: (await stat(path).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs,
-    });
-  }
-  const fresh = crashesFromPstore(files);
-  const handle = await open(partition.device, "r+");
-  try {
-    const journal = await readJournal(handle, 0, partition.size);
-    if (!journal || (installId !== null && journal.header.installId !== installId)) {
-      step(
-        journal
-          ? "the crash journal belongs to another install: crash records stay in pstore"
-          : "the crash journal's header does not verify: crash records stay in pstore",
-      );
-      return { all: fresh, newest: fresh.at(-1) ?? null };
-    }
-    const after = await appendCrashes(handle, journal, fresh);
-    for (const f of files) await unlink(join(PSTORE, f.name)).catch(() => undefined);
-    const all = after.scan.records.map((r) => r.crash);
-    step(
-      `crash journal: ${all.length} record${all.length === 1 ? "" : "s"}, ${fresh.length} new${after.scan.skipped > 0 ? `, ${after.scan.skipped} torn or corrupt skipped` : ""}`,
-    );
-    return { all, newest: all[0] ?? null };
-  } finally {
-    await handle.close();
-  }
-}
-
-interface Staged {
-  readonly status: Pick<StatusInput, "stagingRejected">;
-  readonly reboot?: { readonly slot: Slot; readonly version: string };
-}
-
-async function staging(input: {
-  slot: Slot;
-  version: string;
-  record: BootRecord;
-  esp: string;
-  partUuids: Record<Slot, string>;
-  slots: Record<Slot, Partition>;
-}): Promise<Staged> {
-  const medium = await mountUpdateMedium();
-  let spec = await readSpec(join(STATE, "spec.toml"));
-  if (medium) {
-    const fromMedium = await readSpec(join(UPDATE, "spec.toml"));
-    if (fromMedium.reading.kind !== "none") {
-      spec = fromMedium;
-      if (
-        fromMedium.text !== null &&
-        fromMedium.text !== (await readFile(join(STATE, "spec.toml"), "utf8").catch(() => null))
-      )
-        await writeFileAtomic(join(STATE, "spec.toml"), fromMedium.text, 0o644);
-    }
-  }
-  try {
-    const entries = await listEntries(input.esp);
-    const { staging: decision, actions } = decideStaging({
-      spec: spec.reading,
-      running: { slot: input.slot, version: input.version },
-      entries,
-      rejection: input.record.rejection,
-    });
-    await applyEntryActions(input.esp, actions, input.partUuids);
-    switch (decision.kind) {
-      case "none":
-        return { status: {} };
-      case "refused":
-        step(`staging refused (${decision.reason}): ${decision.message}`);
-        return {
-          status: { stagingRejected: { reason: decision.reason, message: decision.message } },
-        };
-      case "pending":
-        return { status: {}, reboot: { slot: decision.slot, version: decision.version } };
-      case "stage":
-        step(`staging ${decision.version} into slot ${decision.slot}`);
-        try {
-          await stageRelease({
-            decision,
-            releaseDir: sourceDir(spec),
-            esp: input.esp,
-            slot: input.slots[decision.slot],
-            partUuids: input.partUuids,
-            progress: (line) => step(`staging ${decision.version}: ${line}`),
-          });
-        } catch (error) {
-          const reason: StagingRejectedReason =
-            error instanceof StagingRefused ? error.reason : "WriteFailed";
-          const message = (error as Error).message.split("\n")[0] ?? "";
-          step(`staging refused (${reason}): ${message}`);
-          return { status: { stagingRejected: { reason, message } } };
-        }
-        step(`staged ${decision.version} in slot ${decision.slot} with one try`);
-        return { status: {}, reboot: { slot: decision.slot, version: decision.version } };
-      default:
-        return decision satisfies never;
-    }
-  } finally {
-    if (medium) await umount(UPDATE).catch(() => undefined);
-  }
-}
-
-// A partition labelled LIKEN-UPDATE on any disk, ext4 or vfat, read-only.
-async function mountUpdateMedium(): Promise<boolean> {
-  const medium = (await partitions()).find((p) => p.label === "LIKEN-UPDATE");
-  if (!medium) return false;
-  await mkdir(UPDATE, { recursive: true });
-  for (const type of ["ext4", "vfat"]) {
-    const ok = await mount(medium.device, UPDATE, type, ["ro"]).then(
-      () => true,
-      () => false,
-    );
-    if (ok) {
-      step(`update medium ${medium.device} (LIKEN-UPDATE, ${type})`);
-      return true;
-    }
-  }
-  step(`update medium ${medium.device} is neither ext4 nor vfat: ignored`);
-  return false;
-}
-
-async function rebootPolicy(): Promise<RebootPolicy> {
-  const identity = await readJson<{ rebootPolicy?: unknown }>(join(STATE, "identity.json"));
-  return identity?.rebootPolicy === "Manual" ? "Manual" : "Automatic";
-}
-
-async function saveRecord(record: BootRecord): Promise<boolean> {
-  return writeFileAtomic(STATE_RECORD, `${JSON.stringify(record, null, 2)}\n`).then(
-    () => true,
-    () => false,
-  );
-}
-
-async function writeStatus(status: MachineStatus, toState: boolean): Promise<void> {
-  const text = `${JSON.stringify(status, null, 2)}\n`;
-  await writeFileAtomic(RUN_STATUS, text);
-  if (toState) await writeFileAtomic(STATE_STATUS, text).catch(() => undefined);
-}
-
-async function readJson<T>(path: string): Promise<T | null> {
-  try {
-    return JSON.parse(await readFile(path, "utf8")) as T;
-  } catch {
-    return null;
-  }
-}
-
 async function rebootCleanly(): Promise<void> {
   await syncAll().catch(() => undefined);
   await umount(UPDATE).catch(() => undefined);
@@ -432,5 +258,3 @@ main().then(
     process.exit(1);
   },
 );
-
-export type { Rejection };

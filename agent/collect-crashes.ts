@@ -1,0 +1,56 @@
+// Step 1 of the boot (DESIGN.md section 6): the kernel's crash records, which efi-pstore
+// kept in the firmware's variable store through the reset, go into the crash journal; then
+// pstore is cleared so the firmware's space does not fill.
+import { open, readdir, readFile, stat, unlink } from "node:fs/promises";
+import { join } from "node:path";
+import { mount } from "../tools/mount.ts";
+import { crashesFromPstore, type PstoreFile } from "./crash-parse.ts";
+import { appendCrashes, readJournal } from "./journal-io.ts";
+import { type Partition, step } from "./machine.ts";
+import { PSTORE } from "./state-files.ts";
+import type { CrashRecord } from "./types.ts";
+
+export interface Collected {
+  readonly all: readonly CrashRecord[];
+  readonly newest: CrashRecord | null;
+}
+
+// Step 1: pstore into the journal, then pstore cleared; a journal that does not verify, or
+// that an earlier install wrote, keeps pstore as it is, so nothing is lost.
+export async function collectCrashes(
+  partition: Partition,
+  installId: string | null,
+): Promise<Collected> {
+  await mount("pstore", PSTORE, "pstore").catch(() => undefined);
+  const files: PstoreFile[] = [];
+  for (const name of await readdir(PSTORE).catch(() => [] as string[])) {
+    const path = join(PSTORE, name);
+    files.push({
+      name,
+      text: await readFile(path, "utf8").catch(() => ""),
+      mtimeMs: (await stat(path).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs,
+    });
+  }
+  const fresh = crashesFromPstore(files);
+  const handle = await open(partition.device, "r+");
+  try {
+    const journal = await readJournal(handle, 0, partition.size);
+    if (!journal || (installId !== null && journal.header.installId !== installId)) {
+      step(
+        journal
+          ? "the crash journal belongs to another install: crash records stay in pstore"
+          : "the crash journal's header does not verify: crash records stay in pstore",
+      );
+      return { all: fresh, newest: fresh.at(-1) ?? null };
+    }
+    const after = await appendCrashes(handle, journal, fresh);
+    for (const f of files) await unlink(join(PSTORE, f.name)).catch(() => undefined);
+    const all = after.scan.records.map((r) => r.crash);
+    step(
+      `crash journal: ${all.length} record${all.length === 1 ? "" : "s"}, ${fresh.length} new${after.scan.skipped > 0 ? `, ${after.scan.skipped} torn or corrupt skipped` : ""}`,
+    );
+    return { all, newest: all[0] ?? null };
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,106 @@
+// Step 4 of the boot (DESIGN.md section 5): read the spec (an update medium's wins and is
+// copied to the state partition), decide, and stage the release into the other slot.
+import { mkdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { writeFileAtomic } from "../common/atomic-file.ts";
+import { mount, umount } from "../tools/mount.ts";
+import { decideStaging } from "./boot-plan.ts";
+import { applyEntryActions, listEntries } from "./esp.ts";
+import { type Partition, partitions, step } from "./machine.ts";
+import { readSpec, sourceDir } from "./spec.ts";
+import { StagingRefused, stageRelease } from "./stage.ts";
+import { STATE, UPDATE } from "./state-files.ts";
+import type { StatusInput } from "./status.ts";
+import type { BootRecord, Slot, StagingRejectedReason } from "./types.ts";
+
+export interface Staged {
+  readonly status: Pick<StatusInput, "stagingRejected">;
+  readonly reboot?: { readonly slot: Slot; readonly version: string };
+}
+
+export async function staging(input: {
+  slot: Slot;
+  version: string;
+  record: BootRecord;
+  esp: string;
+  partUuids: Record<Slot, string>;
+  slots: Record<Slot, Partition>;
+}): Promise<Staged> {
+  const medium = await mountUpdateMedium();
+  let spec = await readSpec(join(STATE, "spec.toml"));
+  if (medium) {
+    const fromMedium = await readSpec(join(UPDATE, "spec.toml"));
+    if (fromMedium.reading.kind !== "none") {
+      spec = fromMedium;
+      if (
+        fromMedium.text !== null &&
+        fromMedium.text !== (await readFile(join(STATE, "spec.toml"), "utf8").catch(() => null))
+      )
+        await writeFileAtomic(join(STATE, "spec.toml"), fromMedium.text, 0o644);
+    }
+  }
+  try {
+    const entries = await listEntries(input.esp);
+    const { staging: decision, actions } = decideStaging({
+      spec: spec.reading,
+      running: { slot: input.slot, version: input.version },
+      entries,
+      rejection: input.record.rejection,
+    });
+    await applyEntryActions(input.esp, actions, input.partUuids);
+    switch (decision.kind) {
+      case "none":
+        return { status: {} };
+      case "refused":
+        step(`staging refused (${decision.reason}): ${decision.message}`);
+        return {
+          status: { stagingRejected: { reason: decision.reason, message: decision.message } },
+        };
+      case "pending":
+        return { status: {}, reboot: { slot: decision.slot, version: decision.version } };
+      case "stage":
+        step(`staging ${decision.version} into slot ${decision.slot}`);
+        try {
+          await stageRelease({
+            decision,
+            releaseDir: sourceDir(spec),
+            esp: input.esp,
+            slot: input.slots[decision.slot],
+            partUuids: input.partUuids,
+            progress: (line) => step(`staging ${decision.version}: ${line}`),
+          });
+        } catch (error) {
+          const reason: StagingRejectedReason =
+            error instanceof StagingRefused ? error.reason : "WriteFailed";
+          const message = (error as Error).message.split("\n")[0] ?? "";
+          step(`staging refused (${reason}): ${message}`);
+          return { status: { stagingRejected: { reason, message } } };
+        }
+        step(`staged ${decision.version} in slot ${decision.slot} with one try`);
+        return { status: {}, reboot: { slot: decision.slot, version: decision.version } };
+      default:
+        return decision satisfies never;
+    }
+  } finally {
+    if (medium) await umount(UPDATE).catch(() => undefined);
+  }
+}
+
+// A partition labelled LIKEN-UPDATE on any disk, ext4 or vfat, read-only.
+async function mountUpdateMedium(): Promise<boolean> {
+  const medium = (await partitions()).find((p) => p.label === "LIKEN-UPDATE");
+  if (!medium) return false;
+  await mkdir(UPDATE, { recursive: true });
+  for (const type of ["ext4", "vfat"]) {
+    const ok = await mount(medium.device, UPDATE, type, ["ro"]).then(
+      () => true,
+      () => false,
+    );
+    if (ok) {
+      step(`update medium ${medium.device} (LIKEN-UPDATE, ${type})`);
+      return true;
+    }
+  }
+  step(`update medium ${medium.device} is neither ext4 nor vfat: ignored`);
+  return false;
+}

@@ -1,0 +1,56 @@
+// Where the boot agent mounts things and what it keeps on the state partition: its boot
+// record between boots, the status document (also in /run), and the installer's identity.
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { writeFileAtomic } from "../common/atomic-file.ts";
+import type { MachineStatus } from "./status.ts";
+import type { BootRecord, RebootPolicy } from "./types.ts";
+
+export const ESP = "/run/liken/esp";
+export const STATE = "/state";
+export const UPDATE = "/run/liken/update";
+export const PSTORE = "/sys/fs/pstore";
+/** Marks a trial for /init: an agent that dies during a trial makes /init reset the machine. */
+export const TRIAL_MARK = "/run/liken/trial";
+const RUN_STATUS = "/run/liken/status.json";
+const STATE_STATUS = join(STATE, "status/status.json");
+const STATE_RECORD = join(STATE, "boot/record.json");
+
+export async function readPreviousStatus(): Promise<MachineStatus | null> {
+  return readJson<MachineStatus>(STATE_STATUS);
+}
+
+export async function readRecord(): Promise<BootRecord | null> {
+  return readJson<BootRecord>(STATE_RECORD);
+}
+
+export async function readInstallId(): Promise<string | null> {
+  const id = (await readJson<{ installId?: unknown }>(join(STATE, "identity.json")))?.installId;
+  return typeof id === "string" ? id : null;
+}
+
+export async function rebootPolicy(): Promise<RebootPolicy> {
+  const identity = await readJson<{ rebootPolicy?: unknown }>(join(STATE, "identity.json"));
+  return identity?.rebootPolicy === "Manual" ? "Manual" : "Automatic";
+}
+
+export async function saveRecord(record: BootRecord): Promise<boolean> {
+  return writeFileAtomic(STATE_RECORD, `${JSON.stringify(record, null, 2)}\n`).then(
+    () => true,
+    () => false,
+  );
+}
+
+export async function writeStatus(status: MachineStatus, toState: boolean): Promise<void> {
+  const text = `${JSON.stringify(status, null, 2)}\n`;
+  await writeFileAtomic(RUN_STATUS, text);
+  if (toState) await writeFileAtomic(STATE_STATUS, text).catch(() => undefined);
+}
+
+async function readJson<T>(path: string): Promise<T | null> {
+  try {
+    return JSON.parse(await readFile(path, "utf8")) as T;
+  } catch {
+    return null;
+  }
+}
