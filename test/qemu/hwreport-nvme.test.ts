@@ -3,7 +3,8 @@
 // module. An unattended install restricted to the NVMe disk (liken.disks=/dev/nvme0n1)
 // refuses with MissingDriver and writes nothing; in the shell the failed install leaves,
 // the report names nvme for that disk, its proposed layout uses only the virtio disk, and
-// its copy lands on the stick's payload as the menu saves it (--save /payload/reports).
+// its copy lands on the stick's payload (--save /payload/reports). A second stick boots to
+// its menu: Hardware report there saves the report onto the payload, read back in the Shell.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +18,7 @@ const MANIFEST = "test/fixtures/manifests/good/small.toml";
 const GIB = 1024 ** 3;
 let dir: string;
 let stick: string;
+let menuStick: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "liken-qemu-hwreport-"));
@@ -26,7 +28,8 @@ beforeAll(async () => {
     releaseDir: release,
     append: ["liken.install=leader-1", "liken.disks=/dev/nvme0n1"],
   });
-}, 300_000);
+  menuStick = await cachedStick({ manifest: MANIFEST, releaseDir: release });
+}, 600_000);
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 /** Runs a command in the console's shell; resolves with the line matching `done`. */
@@ -137,5 +140,41 @@ describe("a release without nvme, on a machine with a virtio and an NVMe disk", 
 
     // Refused before anything was written: the NVMe disk is as blank as it was.
     expect(await contentDigest(nvme)).toBe(blank);
+  }, 900_000);
+
+  it("the menu's Hardware report saves the report onto the stick's payload", async () => {
+    const vm = await startVm({
+      stick: menuStick,
+      disks: [
+        { path: await sparseFile(join(dir, "menu-virtio.img"), 4 * GIB), bus: "virtio" },
+        { path: await sparseFile(join(dir, "menu-nvme.img"), 4 * GIB), bus: "nvme" },
+      ],
+    });
+    await vm.waitFor(/Arrows or j\/k: move/, 360_000);
+    // Install as leader-1 and worker-1, wipe and reinstall as each, then Hardware report.
+    await vm.type("jjjj");
+    await vm.type("\n");
+    await vm.waitFor(/Problems \(\d+\)/, 180_000);
+    await vm.type("q");
+    await vm.waitFor(/Arrows or j\/k: move/, 60_000);
+    await vm.type("j");
+    await vm.type("\n");
+    await vm.waitFor(/liken stick shell: type exit to go back to the menu/, 60_000);
+    await vm.type('ls /payload/reports; echo "listed ""reports"\n');
+    await vm.waitFor(/^listed reports$/, 60_000);
+    const listing = vm
+      .console()
+      .split("\n")
+      .map((l) => l.trim());
+    const end = listing.lastIndexOf("listed reports");
+    const files = listing.slice(0, end).filter((l) => /^[\w.-]+\.json$/.test(l));
+    expect(files).toHaveLength(1);
+    const saved = JSON.parse(
+      (await guestFile(vm, `/payload/reports/${files[0]}`)).toString("utf8"),
+    ) as HwReport;
+    await vm.stop();
+    expect(saved.saved).toBe(`/payload/reports/${files[0]}`);
+    expect(saved.release?.version).toBe("1.0.0");
+    expect(saved.disks.find((d) => d.name === "nvme0n1")?.missingModules).toEqual(["nvme"]);
   }, 900_000);
 });
