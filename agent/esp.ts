@@ -86,8 +86,9 @@ async function replaceFile(path: string, text: string): Promise<void> {
   await rename(temporary, path);
 }
 
-async function fsyncFile(path: string): Promise<void> {
-  const handle = await open(path, "r+");
+// fsync of a file (opened for writing, as FAT wants) or of a directory (its entries).
+async function syncPath(path: string, flags: "r+" | "r"): Promise<void> {
+  const handle = await open(path, flags);
   try {
     await handle.sync();
   } finally {
@@ -95,11 +96,10 @@ async function fsyncFile(path: string): Promise<void> {
   }
 }
 
-async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+function fsyncFile(path: string): Promise<void> {
+  return syncPath(path, "r+");
+}
+
+function syncDir(dir: string): Promise<void> {
+  return syncPath(dir, "r");
 }

@@ -1,6 +1,7 @@
 // The crash journal's records area as bytes: what survives a torn write, damage and the
 // ring wrapping over its oldest records.
 import { describe, expect, it } from "vitest";
+import { sampleCrash } from "./crash-fixture.ts";
 import {
   appendOffset,
   encodeRecord,
@@ -12,22 +13,6 @@ import {
   scanRecords,
 } from "./journal-format.ts";
 import type { CrashRecord } from "./types.ts";
-
-function crash(n: number, extraLines = 0): CrashRecord {
-  return {
-    id: `${n.toString(16).padStart(16, "0")}`,
-    time: `2026-12-01T04:${String(n % 60).padStart(2, "0")}:00Z`,
-    bootId: "0f4c8f3e-9a51-4a8e-b2a4-6f0d1c2e3b4a",
-    release: "2.0.0",
-    slot: "b",
-    kind: "Panic",
-    lines: [
-      "[   31.101234] sysrq: Trigger a crash",
-      `[   31.101500] Kernel panic - not syncing: crash number ${n}`,
-      ...Array.from({ length: extraLines }, (_, i) => `[   31.1${i}] frame_${i}+0x10/0x20`),
-    ],
-  };
-}
 
 /** Appends as the agent does: after the newest record, wrapping when it does not fit. */
 function append(area: Buffer, scan: JournalScan, record: CrashRecord): JournalScan {
@@ -42,13 +27,13 @@ function ids(scan: JournalScan): string[] {
 
 describe("encodeRecord and scanRecords", () => {
   it("read back what was written, aligned to 512 bytes", () => {
-    const bytes = encodeRecord(7, crash(1));
+    const bytes = encodeRecord(7, sampleCrash(1));
     expect(bytes.length % RECORD_ALIGN).toBe(0);
     expect(bytes.subarray(0, 8).toString("ascii")).toBe("LIKENCR1");
     const area = Buffer.alloc(8192);
     bytes.copy(area, 0);
     expect(scanRecords(area)).toEqual({
-      records: [{ seq: 7, offset: 0, span: bytes.length, crash: crash(1) }],
+      records: [{ seq: 7, offset: 0, span: bytes.length, crash: sampleCrash(1) }],
       skipped: 0,
     });
   });
@@ -60,9 +45,9 @@ describe("encodeRecord and scanRecords", () => {
 
   it("lists records newest first by sequence number, wherever they sit", () => {
     const area = Buffer.alloc(8192);
-    encodeRecord(5, crash(5)).copy(area, 0);
-    encodeRecord(3, crash(3)).copy(area, 1024);
-    encodeRecord(4, crash(4)).copy(area, 2048);
+    encodeRecord(5, sampleCrash(5)).copy(area, 0);
+    encodeRecord(3, sampleCrash(3)).copy(area, 1024);
+    encodeRecord(4, sampleCrash(4)).copy(area, 2048);
     const scan = scanRecords(area);
     expect(scan.records.map((r) => [r.seq, r.offset])).toEqual([
       [5, 0],
@@ -73,8 +58,8 @@ describe("encodeRecord and scanRecords", () => {
 
   it("reads a record inside a larger buffer (a subarray at an offset)", () => {
     const disk = Buffer.alloc(4096 + 8192);
-    encodeRecord(1, crash(1)).copy(disk, 4096);
-    expect(ids(scanRecords(disk.subarray(4096)))).toEqual([crash(1).id]);
+    encodeRecord(1, sampleCrash(1)).copy(disk, 4096);
+    expect(ids(scanRecords(disk.subarray(4096)))).toEqual([sampleCrash(1).id]);
   });
 });
 
@@ -82,7 +67,7 @@ describe("damage", () => {
   function threeRecords(): { area: Buffer; offsets: number[] } {
     const area = Buffer.alloc(16 * 1024);
     let scan = scanRecords(area);
-    for (const n of [1, 2, 3]) scan = append(area, scan, crash(n, 20));
+    for (const n of [1, 2, 3]) scan = append(area, scan, sampleCrash(n, 20));
     return { area, offsets: scan.records.map((r) => r.offset).reverse() };
   }
 
@@ -92,7 +77,7 @@ describe("damage", () => {
     // A power loss after the first sector of record 2: the rest of it never reached the disk.
     area.fill(0, torn + RECORD_ALIGN, offsets[2]);
     const scan = scanRecords(area);
-    expect(ids(scan)).toEqual([crash(3).id, crash(1).id]);
+    expect(ids(scan)).toEqual([sampleCrash(3).id, sampleCrash(1).id]);
     expect(scan.skipped).toBe(1);
   });
 
@@ -101,7 +86,7 @@ describe("damage", () => {
     const at = (offsets[0] as number) + RECORD_HEADER + 40;
     area[at] = (area[at] ?? 0) ^ 0x04;
     const scan = scanRecords(area);
-    expect(ids(scan)).toEqual([crash(3).id, crash(2).id]);
+    expect(ids(scan)).toEqual([sampleCrash(3).id, sampleCrash(2).id]);
     expect(scan.skipped).toBe(1);
   });
 
@@ -110,13 +95,13 @@ describe("damage", () => {
       const { area, offsets } = threeRecords();
       area.writeUInt32LE(length, (offsets[1] as number) + 16);
       const scan = scanRecords(area);
-      expect(ids(scan), `length ${length}`).toEqual([crash(3).id, crash(1).id]);
+      expect(ids(scan), `length ${length}`).toEqual([sampleCrash(3).id, sampleCrash(1).id]);
       expect(scan.skipped).toBe(1);
     }
   });
 
   it("skips a record whose CRC matches but whose payload is not a crash record", () => {
-    const bytes = encodeRecord(1, crash(1));
+    const bytes = encodeRecord(1, sampleCrash(1));
     const area = Buffer.alloc(4096);
     bytes.copy(area);
     // Rewrite the payload as JSON that is not a record, with a CRC that matches it.
@@ -132,8 +117,8 @@ describe("damage", () => {
     expect(scan.skipped).toBe(1);
     expect(appendOffset(scan, RECORD_ALIGN, area.length)).toBe(offsets[2]);
     expect(nextSeq(scan)).toBe(3);
-    scan = append(area, scan, crash(4));
-    expect(ids(scan)).toEqual([crash(4).id, crash(2).id, crash(1).id]);
+    scan = append(area, scan, sampleCrash(4));
+    expect(ids(scan)).toEqual([sampleCrash(4).id, sampleCrash(2).id, sampleCrash(1).id]);
     expect(scan.skipped).toBe(0);
   });
 });
@@ -144,7 +129,7 @@ describe("the ring", () => {
     let scan = scanRecords(area);
     expect(appendOffset(scan, 512, area.length)).toBe(0);
     expect(nextSeq(scan)).toBe(1);
-    scan = append(area, scan, crash(1));
+    scan = append(area, scan, sampleCrash(1));
     const span = scan.records[0]?.span ?? 0;
     expect(appendOffset(scan, 512, area.length)).toBe(span);
     expect(nextSeq(scan)).toBe(2);
@@ -154,19 +139,19 @@ describe("the ring", () => {
     const area = Buffer.alloc(5 * 1024);
     let scan = scanRecords(area);
     // Records of 1024 bytes: five fit exactly.
-    for (let n = 1; n <= 5; n++) scan = append(area, scan, crash(n, 20));
+    for (let n = 1; n <= 5; n++) scan = append(area, scan, sampleCrash(n, 20));
     expect(scan.records.every((r) => r.span === 1024)).toBe(true);
     expect(scan.records.map((r) => r.seq)).toEqual([5, 4, 3, 2, 1]);
     expect(appendOffset(scan, 1024, area.length)).toBe(0);
     // A small record overwrites the start of the oldest one.
-    scan = append(area, scan, crash(6));
+    scan = append(area, scan, sampleCrash(6));
     expect(scan.records[0]).toMatchObject({ seq: 6, offset: 0, span: 512 });
-    expect(ids(scan)).toEqual([6, 5, 4, 3, 2].map((n) => crash(n).id));
+    expect(ids(scan)).toEqual([6, 5, 4, 3, 2].map((n) => sampleCrash(n).id));
     expect(scan.skipped).toBe(0);
     // A big one, right after it, overwrites the rest of record 1 and the head of record 2.
-    scan = append(area, scan, crash(7, 20));
+    scan = append(area, scan, sampleCrash(7, 20));
     expect(scan.records[0]).toMatchObject({ seq: 7, offset: 512, span: 1024 });
-    expect(ids(scan)).toEqual([7, 6, 5, 4, 3].map((n) => crash(n).id));
+    expect(ids(scan)).toEqual([7, 6, 5, 4, 3].map((n) => sampleCrash(n).id));
     expect(scan.skipped).toBe(0);
   });
 
@@ -174,9 +159,9 @@ describe("the ring", () => {
     const area = Buffer.alloc(16 * 1024);
     let scan = scanRecords(area);
     for (let n = 1; n <= 200; n++) {
-      scan = append(area, scan, crash(n, n % 40));
+      scan = append(area, scan, sampleCrash(n, n % 40));
       expect(scan.skipped, `after record ${n}`).toBe(0);
-      expect(scan.records[0]?.crash.id).toBe(crash(n).id);
+      expect(scan.records[0]?.crash.id).toBe(sampleCrash(n).id);
       expect(nextSeq(scan)).toBe(n + 1);
       // Newest first, and the newest three are always there. (A record the previous lap left
       // past the end of this lap's last record can outlive a newer one at the start: the
@@ -192,10 +177,10 @@ describe("the ring", () => {
     const area = Buffer.alloc(3000);
     let scan = scanRecords(area);
     for (let n = 1; n <= 20; n++) {
-      const bytes = encodeRecord(nextSeq(scan), crash(n));
+      const bytes = encodeRecord(nextSeq(scan), sampleCrash(n));
       const at = appendOffset(scan, bytes.length, area.length);
       expect(at + bytes.length).toBeLessThanOrEqual(area.length);
-      scan = append(area, scan, crash(n));
+      scan = append(area, scan, sampleCrash(n));
     }
   });
 });

@@ -5,28 +5,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { JOURNAL_HEADER_SIZE, journalHeader } from "../installer/journal.ts";
+import { sampleCrash } from "./crash-fixture.ts";
 import { encodeRecord, RECORD_ALIGN } from "./journal-format.ts";
 import { appendCrashes, readJournal } from "./journal-io.ts";
-import type { CrashRecord } from "./types.ts";
 
 const INSTALL_ID = "732ba6d2-aadd-488a-ba2e-165751dff406";
 const OTHER_INSTALL_ID = "1c0ffee0-1234-4abc-8def-0123456789ab";
 const SIZE = 1024 * 1024;
-
-function crash(n: number): CrashRecord {
-  return {
-    id: `c0ffee${String(n).padStart(10, "0")}`,
-    time: `2026-12-01T04:${String(n).padStart(2, "0")}:00Z`,
-    bootId: "0f4c8f3e-9a51-4a8e-b2a4-6f0d1c2e3b4a",
-    release: "2.0.0",
-    slot: "b",
-    kind: "Panic",
-    lines: [
-      "[   31.101234] sysrq: Trigger a crash",
-      `[   31.101500] Kernel panic - not syncing: sysrq triggered crash ${n}`,
-    ],
-  };
-}
 
 let dir: string;
 let handle: FileHandle;
@@ -75,10 +60,10 @@ describe("readJournal", () => {
       const start = 3 * 1024 * 1024;
       await disk.truncate(start + SIZE);
       await disk.write(journalHeader(INSTALL_ID, SIZE), 0, JOURNAL_HEADER_SIZE, start);
-      const record = encodeRecord(1, crash(1));
+      const record = encodeRecord(1, sampleCrash(1));
       await disk.write(record, 0, record.length, start + JOURNAL_HEADER_SIZE);
       const journal = await readJournal(disk, start, SIZE);
-      expect(journal?.scan.records.map((r) => r.crash)).toEqual([crash(1)]);
+      expect(journal?.scan.records.map((r) => r.crash)).toEqual([sampleCrash(1)]);
     } finally {
       await disk.close();
     }
@@ -100,10 +85,10 @@ describe("appendCrashes", () => {
   it("appends new crashes in the order given; a reader sees them newest first", async () => {
     const before = await readJournal(handle, 0, SIZE);
     if (!before) throw new Error("no journal");
-    const after = await appendCrashes(handle, before, [crash(1), crash(2)]);
+    const after = await appendCrashes(handle, before, [sampleCrash(1), sampleCrash(2)]);
     expect(after.scan.records.map((r) => [r.seq, r.crash.id])).toEqual([
-      [2, crash(2).id],
-      [1, crash(1).id],
+      [2, sampleCrash(2).id],
+      [1, sampleCrash(1).id],
     ]);
     expect(await readJournal(handle, 0, SIZE)).toEqual(after);
   });
@@ -111,30 +96,37 @@ describe("appendCrashes", () => {
   it("never appends the same crash twice (by id), across boots and within one call", async () => {
     let journal = await readJournal(handle, 0, SIZE);
     if (!journal) throw new Error("no journal");
-    journal = await appendCrashes(handle, journal, [crash(1)]);
-    journal = await appendCrashes(handle, journal, [crash(1), crash(2), crash(2)]);
+    journal = await appendCrashes(handle, journal, [sampleCrash(1)]);
+    journal = await appendCrashes(handle, journal, [
+      sampleCrash(1),
+      sampleCrash(2),
+      sampleCrash(2),
+    ]);
     const again = await readJournal(handle, 0, SIZE);
-    expect(again?.scan.records.map((r) => r.crash.id)).toEqual([crash(2).id, crash(1).id]);
+    expect(again?.scan.records.map((r) => r.crash.id)).toEqual([
+      sampleCrash(2).id,
+      sampleCrash(1).id,
+    ]);
     expect(again?.scan.skipped).toBe(0);
   });
 
   it("survives a torn record: skips it, appends in its place, and keeps the records before it", async () => {
     let journal = await readJournal(handle, 0, SIZE);
     if (!journal) throw new Error("no journal");
-    journal = await appendCrashes(handle, journal, [crash(1)]);
+    journal = await appendCrashes(handle, journal, [sampleCrash(1)]);
     // A power loss while record 2 was written: its first sector reached the disk, cut short.
-    const torn = encodeRecord(2, crash(2)).subarray(0, 100);
+    const torn = encodeRecord(2, sampleCrash(2)).subarray(0, 100);
     const at = JOURNAL_HEADER_SIZE + (journal.scan.records[0]?.span ?? RECORD_ALIGN);
     await handle.write(torn, 0, torn.length, at);
     journal = await readJournal(handle, 0, SIZE);
-    expect(journal?.scan.records.map((r) => r.crash.id)).toEqual([crash(1).id]);
+    expect(journal?.scan.records.map((r) => r.crash.id)).toEqual([sampleCrash(1).id]);
     expect(journal?.scan.skipped).toBe(1);
     if (!journal) throw new Error("no journal");
     // At the next boot the same crash is still in pstore: it is appended again, over the torn one.
-    const after = await appendCrashes(handle, journal, [crash(2)]);
+    const after = await appendCrashes(handle, journal, [sampleCrash(2)]);
     expect(after.scan.records.map((r) => [r.seq, r.offset, r.crash.id])).toEqual([
-      [2, at - JOURNAL_HEADER_SIZE, crash(2).id],
-      [1, 0, crash(1).id],
+      [2, at - JOURNAL_HEADER_SIZE, sampleCrash(2).id],
+      [1, 0, sampleCrash(1).id],
     ]);
     expect(after.scan.skipped).toBe(0);
   });
@@ -144,9 +136,9 @@ describe("appendCrashes", () => {
     try {
       let journal = await readJournal(small, 0, JOURNAL_HEADER_SIZE + 4 * RECORD_ALIGN);
       if (!journal) throw new Error("no journal");
-      for (let n = 1; n <= 9; n++) journal = await appendCrashes(small, journal, [crash(n)]);
+      for (let n = 1; n <= 9; n++) journal = await appendCrashes(small, journal, [sampleCrash(n)]);
       expect(journal.scan.records.map((r) => r.crash.id)).toEqual(
-        [9, 8, 7, 6].map((n) => crash(n).id),
+        [9, 8, 7, 6].map((n) => sampleCrash(n).id),
       );
       expect(journal.scan.skipped).toBe(0);
     } finally {

@@ -7,8 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cachedRelease } from "../../image-build/cached-build.ts";
-import { condition, inspect, installedDisk, updateMedium } from "./boot-path.ts";
-import { Vm } from "./vm.ts";
+import { bootMachine, condition, inspect, installedDisk, updateMedium } from "./boot-path.ts";
 
 const BOOT_MS = 180_000;
 let dir: string;
@@ -23,14 +22,7 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 async function tryFaulty(fault: "panic" | "hang") {
   const disk = await installedDisk(join(dir), v1);
   const medium = await updateMedium(dir, "2.0.0", await cachedRelease({ version: "2.0.0", fault }));
-  const vm = await Vm.start({
-    disks: [
-      { path: disk, bus: "virtio" },
-      { path: medium, bus: "virtio" },
-    ],
-    relaunchOnReboot: true,
-    expectPanic: fault === "panic",
-  });
+  const vm = await bootMachine(disk, { medium: medium, expectPanic: fault === "panic" });
   await vm.waitFor("liken: booting 2.0.0 from slot b as its one trial", BOOT_MS);
   await vm.waitFor("liken: watchdog armed for the trial", BOOT_MS);
   return { disk, vm };

@@ -6,8 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cachedRelease } from "../../image-build/cached-build.ts";
-import { condition, inspect, installedDisk, updateMedium } from "./boot-path.ts";
-import { Vm } from "./vm.ts";
+import { bootMachine, condition, inspect, installedDisk, updateMedium } from "./boot-path.ts";
 
 const BOOT_MS = 180_000;
 let dir: string;
@@ -27,13 +26,7 @@ describe("a trial that fails its health check", () => {
   it("returns to 1.0.0 in slot A, records RejectedLastBoot, does not try 2.0.0 again, then blesses 2.0.1", async () => {
     const disk = await installedDisk(dir, v1);
     const medium = await updateMedium(dir, "2.0.0", v2bad);
-    const vm = await Vm.start({
-      disks: [
-        { path: disk, bus: "virtio" },
-        { path: medium, bus: "virtio" },
-      ],
-      relaunchOnReboot: true,
-    });
+    const vm = await bootMachine(disk, { medium: medium });
     await vm.waitFor("liken: staging 2.0.0 into slot b", BOOT_MS);
     await vm.waitFor("liken: booting 2.0.0 from slot b as its one trial", BOOT_MS);
     await vm.waitFor("liken: trial of 2.0.0 failed: the release's own check failed", BOOT_MS);
@@ -70,13 +63,7 @@ describe("a trial that fails its health check", () => {
     expect(rejected.entries.map((e) => e.fileName)).toEqual(["liken-a-1.0.0.conf"]);
 
     const fixed = await updateMedium(dir, "2.0.1", v201);
-    const next = await Vm.start({
-      disks: [
-        { path: disk, bus: "virtio" },
-        { path: fixed, bus: "virtio" },
-      ],
-      relaunchOnReboot: true,
-    });
+    const next = await bootMachine(disk, { medium: fixed });
     await next.waitFor("liken: staging 2.0.1 into slot b", BOOT_MS);
     await next.waitFor("liken: booting 2.0.1 from slot b as its one trial", BOOT_MS);
     await next.waitFor("liken: trial passed: 2.0.1 in slot b is the proven release", BOOT_MS);

@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { buildGptImage } from "../../image-build/gpt-image.ts";
 import { makeExt4 } from "../../tools/mkfs.ts";
 import { cli } from "../cli.ts";
+import { sparseFile } from "../disk-files.ts";
+import { startVm, type Vm } from "./harness.ts";
 
 export const MANIFEST = "test/fixtures/manifests/good/small.toml";
 const MIB = 1024 * 1024;
@@ -14,10 +16,7 @@ const LINUX_DATA = "0FC63DAF-8483-4772-8E79-3D69D8477DE4";
 
 /** A blank 4 GiB disk with leader-1 installed from `release`, as `install` leaves it. */
 export async function installedDisk(dir: string, release: string): Promise<string> {
-  const disk = join(dir, "disk.img");
-  await rm(disk, { force: true });
-  await writeFile(disk, "");
-  await truncate(disk, 4 * 1024 * MIB);
+  const disk = await sparseFile(join(dir, "disk.img"), 4 * 1024 * MIB);
   const result = await cli([
     "install",
     "--manifest",
@@ -74,6 +73,22 @@ export async function updateMedium(
   await rm(fs, { force: true });
   await rm(tree, { recursive: true, force: true });
   return image;
+}
+
+/** The installed disk first in the boot order, an update medium (or none) behind it; QEMU starts again after each reboot. */
+export function bootMachine(
+  disk: string,
+  options: { medium?: string; varsFrom?: string; expectPanic?: boolean } = {},
+): Promise<Vm> {
+  const { medium, ...rest } = options;
+  return startVm({
+    disks: [
+      { path: disk, bus: "virtio" },
+      ...(medium ? [{ path: medium, bus: "virtio" as const }] : []),
+    ],
+    relaunchOnReboot: true,
+    ...rest,
+  });
 }
 
 export interface Condition {

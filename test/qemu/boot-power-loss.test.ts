@@ -7,8 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cachedRelease } from "../../image-build/cached-build.ts";
-import { inspect, installedDisk, updateMedium } from "./boot-path.ts";
-import { Vm } from "./vm.ts";
+import { bootMachine, inspect, installedDisk, updateMedium } from "./boot-path.ts";
 
 const BOOT_MS = 180_000;
 let dir: string;
@@ -27,11 +26,7 @@ describe("a power loss while staging", () => {
   it("comes up on the proven slot, and staging starts over", async () => {
     const disk = await installedDisk(dir, v1);
     const medium = await updateMedium(dir, "2.0.0", v2);
-    const disks = [
-      { path: disk, bus: "virtio" as const },
-      { path: medium, bus: "virtio" as const },
-    ];
-    const vm = await Vm.start({ disks, relaunchOnReboot: true });
+    const vm = await bootMachine(disk, { medium });
     await vm.waitFor("liken: staging 2.0.0: writing slot b: 25%", BOOT_MS);
     await vm.qmp.execute("quit");
     await vm.waitForExit(30_000);
@@ -41,7 +36,7 @@ describe("a power loss while staging", () => {
     expect(cut.slots.b).toEqual({ version: null, hashMatches: null });
     expect(cut.entries.map((e) => e.fileName)).toEqual(["liken-a-1.0.0.conf"]);
 
-    const again = await Vm.start({ disks, relaunchOnReboot: true, varsFrom: vm.varsFile });
+    const again = await bootMachine(disk, { medium, varsFrom: vm.varsFile });
     await again.waitFor(/^liken: booting 1\.0\.0 from slot a$/, BOOT_MS);
     await again.waitFor("liken: staging 2.0.0 into slot b", BOOT_MS);
     await again.waitFor("liken: staging 2.0.0: writing slot b: 100%", BOOT_MS);

@@ -7,8 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cachedRelease } from "../../image-build/cached-build.ts";
-import { condition, inspect, installedDisk, updateMedium } from "./boot-path.ts";
-import { Vm } from "./vm.ts";
+import { bootMachine, condition, inspect, installedDisk, updateMedium } from "./boot-path.ts";
 
 const BOOT_MS = 180_000;
 let dir: string;
@@ -25,13 +24,7 @@ describe("an update", () => {
   it("boots 2.0.0 in slot B once as a trial, blesses it, stays on it; then 3.0.0 goes to slot A", async () => {
     const disk = await installedDisk(dir, releases["1.0.0"] as string);
     const medium2 = await updateMedium(dir, "2.0.0", releases["2.0.0"] as string);
-    const vm = await Vm.start({
-      disks: [
-        { path: disk, bus: "virtio" },
-        { path: medium2, bus: "virtio" },
-      ],
-      relaunchOnReboot: true,
-    });
+    const vm = await bootMachine(disk, { medium: medium2 });
     await vm.waitFor("liken: booting 1.0.0 from slot a", BOOT_MS);
     await vm.waitFor("liken: staging 2.0.0 into slot b", BOOT_MS);
     await vm.waitFor("liken: rebooting into 2.0.0 (slot b) for its one trial boot", BOOT_MS);
@@ -61,13 +54,7 @@ describe("an update", () => {
     ]);
 
     const medium3 = await updateMedium(dir, "3.0.0", releases["3.0.0"] as string);
-    const next = await Vm.start({
-      disks: [
-        { path: disk, bus: "virtio" },
-        { path: medium3, bus: "virtio" },
-      ],
-      relaunchOnReboot: true,
-    });
+    const next = await bootMachine(disk, { medium: medium3 });
     await next.waitFor("liken: staging 3.0.0 into slot a", BOOT_MS);
     await next.waitFor("liken: booting 3.0.0 from slot a as its one trial", BOOT_MS);
     await next.waitFor("liken: trial passed: 3.0.0 in slot a is the proven release", BOOT_MS);
