@@ -53,6 +53,8 @@ const TOOLS = [
   "usr/bin/mmd",
   "usr/bin/mtype",
   "usr/bin/mdir",
+  // The hardware report: CPU model and core counts (systeminformation asks lscpu).
+  "usr/bin/lscpu",
 ];
 
 export interface StickOptions {
