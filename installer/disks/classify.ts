@@ -12,7 +12,10 @@ const OUR_LABEL = /^liken-/;
 
 export function classifyDisk(facts: DiskFacts, probe: ContentProbe): Disk {
   const ineligible = ineligibleReasons(facts);
-  const unsupported = facts.missingModules.map((m) => `missing-driver:${m}`);
+  // A disk that can never be a target (the stick, a removable or read-only disk) needs no
+  // driver at boot: naming what it would lack is noise on the menu's screens.
+  const unsupported =
+    ineligible.length > 0 ? [] : facts.missingModules.map((m) => `missing-driver:${m}`);
   const inUse = inUseReasons(facts, probe);
   const content = contentReasons(facts, probe);
   const claim = probe.claim.state === "valid" ? probe.claim.claim : undefined;
