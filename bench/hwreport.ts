@@ -1,9 +1,15 @@
 // Times `liken-stick hwreport --json` against `inxi -F` and `lshw -json` on this machine, in
 // the same run, and prints both ratios (DESIGN.md section 10: at most half the time of
-// inxi -F). systeminformation's getAllData is timed beside them, in this process.
+// inxi -F). systeminformation's getAllData is timed beside them, in this process. Then the
+// report inside the stick under QEMU (target under 1 s), beside `liken-stick --help` there,
+// which is what starting Node.js alone costs in the guest.
 // Run: npx tsx bench/hwreport.ts (inxi and lshw: apt-get install inxi lshw)
+
+import { join } from "node:path";
 import si from "systeminformation";
+import { cachedRelease, cachedStick } from "../image-build/cached-build.ts";
 import { bundle } from "../scripts/bundle.mjs";
+import { startVm, stopAllVms } from "../test/qemu/harness.ts";
 import { run } from "../tools/exec.ts";
 
 const RUNS = 5;
@@ -36,3 +42,47 @@ console.log(`node -e 0 (startup)      ${ms(bare)}`);
 console.log(`hwreport / inxi -F:  ${(ours / inxi).toFixed(2)} (target at most 0.50)`);
 console.log(`hwreport / lshw:     ${(ours / lshw).toFixed(2)}`);
 console.log(`hwreport under 1 s:  ${ours < 1000 ? "yes" : "no"}`);
+
+// Inside the stick: booted to a shell (liken.shell=1), each command timed by the shell.
+const stick = await cachedStick({
+  manifest: join(
+    new URL("..", import.meta.url).pathname,
+    "test/fixtures/manifests/good/small.toml",
+  ),
+  releaseDir: await cachedRelease({ version: "1.0.0" }),
+  append: ["liken.shell=1"],
+});
+try {
+  const vm = await startVm({ stick });
+  await vm.waitFor(/a shell follows/, 240_000);
+  const type = async (command: string, done: RegExp) => {
+    await vm.type(`${command}\n`);
+    return vm.waitFor(done, 180_000);
+  };
+  for (let i = 0; ; i++) {
+    try {
+      await type("echo ready-$((20+22))", /^ready-42$/);
+      break;
+    } catch (error) {
+      if (i === 10) throw error;
+    }
+  }
+  const inGuest = async (command: string) => {
+    const times: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const line = await type(`time ${command} > /dev/null`, /^real\s/);
+      const [, m, sec] = /real\s+(?:(\d+)m\s*)?([\d.]+)s?/.exec(line) ?? [];
+      times.push((Number(m ?? 0) * 60 + Number(sec)) * 1000);
+    }
+    return times.sort((a, b) => a - b)[1] as number;
+  };
+  const guestReport = await inGuest("liken-stick hwreport --json");
+  const guestNode = await inGuest("liken-stick --help");
+  console.log(`inside the stick (QEMU TCG), medians of 3:`);
+  console.log(
+    `  hwreport --json        ${ms(guestReport)}   under 1 s: ${guestReport < 1000 ? "yes" : "no"}`,
+  );
+  console.log(`  liken-stick --help     ${ms(guestNode)}   (Node.js and the bundle starting)`);
+} finally {
+  await stopAllVms();
+}
