@@ -27,6 +27,7 @@ import {
   kernelCommandLine,
   kmsg,
   loaderVariable,
+  type Partition,
   partitions,
   say,
   step,
@@ -46,7 +47,14 @@ import {
   writeStatus,
 } from "./state-files.ts";
 import { machineStatus, type StatusInput } from "./status.ts";
-import { type BootRecord, EMPTY_RECORD, type Slot } from "./types.ts";
+import {
+  type BootRecord,
+  type CrashRecord,
+  EMPTY_RECORD,
+  type Entry,
+  type Slot,
+  type TrialRecord,
+} from "./types.ts";
 
 const RELEASE_FILE = "/etc/liken/release.json";
 const HOLD = 3;
@@ -59,107 +67,66 @@ function now(): string {
   return new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
+interface Boot {
+  readonly id: string;
+  readonly version: string;
+  readonly slot: Slot;
+  readonly trial: boolean;
+  readonly entry: Entry | null;
+  readonly state: Partition;
+  readonly journal: Partition;
+  readonly slots: Readonly<Record<Slot, Partition>>;
+  readonly partUuids: Readonly<Record<Slot, string>>;
+}
+
 async function main(): Promise<number> {
   const release = JSON.parse(await readFile(RELEASE_FILE, "utf8")) as {
     version: string;
     fault: Fault | null;
   };
-  const version = release.version;
-  const cmdline = await kernelCommandLine();
-  const id = await bootId();
-  const slotWord = cmdline.get("liken.slot");
-  const cmdlineSlot: Slot | null = slotWord === "a" || slotWord === "b" ? slotWord : null;
-  const root = (cmdline.get("root") ?? "").replace(/^PARTUUID=/i, "");
-  const disk = bootDisk(await partitions(), root);
-  if (!disk) throw new Hold(`no disk holds the partition root=PARTUUID=${root} names`);
-  const { esp, state, journal } = disk;
-  const slotA = disk.slots.a;
-  const slotB = disk.slots.b;
-  if (!esp || !state || !journal || !slotA || !slotB)
-    throw new Hold(`disk ${root} lacks a liken partition (esp, a, b, journal, state)`);
-  const partUuids = { a: slotA.partUuid, b: slotB.partUuid };
-
-  await mkdir(ESP, { recursive: true });
-  await mount(esp.device, ESP, "vfat");
-  const identity = identifyBoot({
-    version,
-    cmdlineSlot,
-    loaderEntrySelected: await loaderVariable("LoaderEntrySelected"),
-    loaderBootCountPath: await loaderVariable("LoaderBootCountPath"),
-    entries: await listEntries(ESP),
-  });
-  if (identity.kind === "unknown") throw new Hold(identity.reason);
-  const { slot } = identity;
-  const trial = identity.kind === "trial";
-  kmsg(bootMarker(id, version, slot, trial));
-  step(`booting ${version} from slot ${slot}${trial ? " as its one trial" : ""}`);
+  const boot = await identify(release.version);
+  const { id, version, slot, trial } = boot;
   let watchdog: Watchdog | undefined;
-  if (trial) {
-    await writeFile(TRIAL_MARK, `${version} ${slot}\n`);
-    watchdog = Watchdog.arm();
-    step(
-      watchdog ? "watchdog armed for the trial" : "no watchdog: a hang in the trial is not reset",
-    );
-    // systemd-boot counts the entry down before it boots it; if it did not, count it here.
-    if (identity.entry) await applyEntryActions(ESP, exhaustTrial(identity.entry), partUuids);
-  }
+  if (trial) watchdog = await beginTrial(boot);
 
   await mkdir(STATE, { recursive: true });
-  const stateMounted = await mount(state.device, STATE, "ext4").then(
+  const stateMounted = await mount(boot.state.device, STATE, "ext4").then(
     () => true,
     (error: Error) => {
-      step(`the state partition ${state.device} does not mount: ${error.message.split("\n")[0]}`);
+      step(`the state partition ${boot.state.device} does not mount: ${firstLine(error)}`);
       return false;
     },
   );
-  if (!stateMounted && !trial) throw new Hold(`the state partition ${state.device} does not mount`);
+  if (!stateMounted && !trial)
+    throw new Hold(`the state partition ${boot.state.device} does not mount`);
 
   // 1. Crash records.
-  const crashes = await collectCrashes(journal, await readInstallId());
-  const previous = await readPreviousStatus();
+  const crashes = await collectCrashes(boot.journal, await readInstallId());
+  const base = {
+    now: now(),
+    bootId: id,
+    slot,
+    version,
+    trial,
+    previous: await readPreviousStatus(),
+    lastCrash: crashes.newest,
+  };
   let record = (await readRecord()) ?? EMPTY_RECORD;
-  const policy = await rebootPolicy();
-  const base = { now: now(), bootId: id, slot, version, trial, previous };
-  const lastCrash = crashes.newest;
 
-  // 2. A trial's health checks.
   if (trial) {
-    record = {
-      ...record,
-      trial: { version, slot, bootId: id, startedAt: now(), outcome: "Started", message: "" },
-    };
-    const stateWritable = stateMounted && (await saveRecord(record));
-    step("trial: checking the slot, the state partition and the release");
-    const health = await checkHealth({
-      version,
-      slot,
-      slotPartition: slot === "a" ? slotA : slotB,
-      esp: ESP,
-      stateWritable,
-      fault: release.fault,
-      deadlineMs: HEALTH_DEADLINE_MS,
-    });
-    if (!health.healthy) {
-      record = {
-        ...record,
-        trial: {
-          ...(record.trial as NonNullable<BootRecord["trial"]>),
-          outcome: "HealthCheckFailed",
-          message: health.message,
-        },
-      };
-      if (stateMounted) await saveRecord(record);
+    // 2. The trial's health checks: bless, or reject and reset.
+    const assessed = await assessTrial(boot, record, stateMounted, release.fault);
+    if (!assessed.healthy) {
       await writeStatus(
         machineStatus({
           ...base,
           phase: "Failed",
-          notReady: { reason: "HealthCheckFailed", message: health.message },
-          rejection: record.rejection,
-          lastCrash,
+          notReady: { reason: "HealthCheckFailed", message: assessed.message },
+          rejection: assessed.record.rejection,
         }),
         stateMounted,
       );
-      step(`trial of ${version} failed: ${health.message}`);
+      step(`trial of ${version} failed: ${assessed.message}`);
       step(
         `the machine returns to slot ${otherSlot(slot)}: resetting in ${FAILED_TRIAL_HOLD_MS / 1000} s`,
       );
@@ -167,30 +134,10 @@ async function main(): Promise<number> {
       await rebootCleanly();
       return HOLD;
     }
-    await applyEntryActions(ESP, blessActions(await listEntries(ESP), slot, version), partUuids);
-    record = {
-      trial: { ...(record.trial as NonNullable<BootRecord["trial"]>), outcome: "Blessed" },
-      rejection: null,
-    };
-    await saveRecord(record);
-    step(`trial passed: ${version} in slot ${slot} is the proven release`);
+    record = assessed.record;
   } else {
     // 3. A rejected trial's bookkeeping.
-    const [rejected] = exhaustedTrials(await listEntries(ESP), slot);
-    if (rejected) {
-      const rejection = rejectionFor(rejected, record, crashes.all, now());
-      await applyEntryActions(
-        ESP,
-        exhaustedTrials(await listEntries(ESP), slot).map((e) => ({
-          op: "remove" as const,
-          fileName: e.fileName,
-        })),
-        partUuids,
-      );
-      record = { trial: null, rejection };
-      await saveRecord(record);
-      step(`release ${rejection.version} was rejected (${rejection.reason}): ${rejection.message}`);
-    }
+    record = await recordRejection(boot, record, crashes.all);
   }
 
   // 4. Staging.
@@ -199,18 +146,17 @@ async function main(): Promise<number> {
     version,
     record,
     esp: ESP,
-    partUuids,
-    slots: { a: slotA, b: slotB },
+    partUuids: boot.partUuids,
+    slots: boot.slots,
   });
   const statusInput: StatusInput = {
     ...base,
     now: now(),
     phase: "Running",
     rejection: record.rejection,
-    lastCrash,
     ...staged.status,
   };
-  if (staged.reboot && policy === "Automatic") {
+  if (staged.reboot && (await rebootPolicy()) === "Automatic") {
     await writeStatus(machineStatus({ ...statusInput, phase: "Rebooting" }), true);
     watchdog?.disarm();
     step(
@@ -234,6 +180,131 @@ async function main(): Promise<number> {
   return 0;
 }
 
+// Which disk, slot and entry this boot came from (the ESP stays mounted for the steps after).
+async function identify(version: string): Promise<Boot> {
+  const cmdline = await kernelCommandLine();
+  const slotWord = cmdline.get("liken.slot");
+  const root = (cmdline.get("root") ?? "").replace(/^PARTUUID=/i, "");
+  const disk = bootDisk(await partitions(), root);
+  if (!disk) throw new Hold(`no disk holds the partition root=PARTUUID=${root} names`);
+  const { esp, state, journal } = disk;
+  const { a, b } = disk.slots;
+  if (!esp || !state || !journal || !a || !b)
+    throw new Hold(`disk ${root} lacks a liken partition (esp, a, b, journal, state)`);
+  await mkdir(ESP, { recursive: true });
+  await mount(esp.device, ESP, "vfat");
+  const identity = identifyBoot({
+    version,
+    cmdlineSlot: slotWord === "a" || slotWord === "b" ? slotWord : null,
+    loaderEntrySelected: await loaderVariable("LoaderEntrySelected"),
+    loaderBootCountPath: await loaderVariable("LoaderBootCountPath"),
+    entries: await listEntries(ESP),
+  });
+  if (identity.kind === "unknown") throw new Hold(identity.reason);
+  const id = await bootId();
+  const trial = identity.kind === "trial";
+  kmsg(bootMarker(id, version, identity.slot, trial));
+  step(`booting ${version} from slot ${identity.slot}${trial ? " as its one trial" : ""}`);
+  return {
+    id,
+    version,
+    slot: identity.slot,
+    trial,
+    entry: identity.entry,
+    state,
+    journal,
+    slots: { a, b },
+    partUuids: { a: a.partUuid, b: b.partUuid },
+  };
+}
+
+// A trial resets the machine whatever stops it: /init's mark, the watchdog, and an entry
+// with no tries left before anything else can fail.
+async function beginTrial(boot: Boot): Promise<Watchdog | undefined> {
+  await writeFile(TRIAL_MARK, `${boot.version} ${boot.slot}\n`);
+  const watchdog = Watchdog.arm();
+  step(watchdog ? "watchdog armed for the trial" : "no watchdog: a hang in the trial is not reset");
+  // systemd-boot counts the entry down before it boots it; if it did not, count it here.
+  if (boot.entry) await applyEntryActions(ESP, exhaustTrial(boot.entry), boot.partUuids);
+  return watchdog;
+}
+
+type Assessed =
+  | { readonly healthy: true; readonly record: BootRecord }
+  | { readonly healthy: false; readonly record: BootRecord; readonly message: string };
+
+// Step 2: the trial is recorded as started (so a crash or a hang is told from a failed
+// check at the next boot), checked, then blessed or recorded as failed.
+async function assessTrial(
+  boot: Boot,
+  before: BootRecord,
+  stateMounted: boolean,
+  fault: Fault | null,
+): Promise<Assessed> {
+  const started: TrialRecord = {
+    version: boot.version,
+    slot: boot.slot,
+    bootId: boot.id,
+    startedAt: now(),
+    outcome: "Started",
+    message: "",
+  };
+  const stateWritable = stateMounted && (await saveRecord({ ...before, trial: started }));
+  step("trial: checking the slot, the state partition and the release");
+  const health = await checkHealth({
+    version: boot.version,
+    slot: boot.slot,
+    slotPartition: boot.slots[boot.slot],
+    esp: ESP,
+    stateWritable,
+    fault,
+    deadlineMs: HEALTH_DEADLINE_MS,
+  });
+  if (!health.healthy) {
+    const record = {
+      ...before,
+      trial: { ...started, outcome: "HealthCheckFailed" as const, message: health.message },
+    };
+    if (stateMounted) await saveRecord(record);
+    return { healthy: false, record, message: health.message };
+  }
+  await applyEntryActions(
+    ESP,
+    blessActions(await listEntries(ESP), boot.slot, boot.version),
+    boot.partUuids,
+  );
+  const record = { trial: { ...started, outcome: "Blessed" as const }, rejection: null };
+  await saveRecord(record);
+  step(`trial passed: ${boot.version} in slot ${boot.slot} is the proven release`);
+  return { healthy: true, record };
+}
+
+// Step 3: a trial entry with no tries left is a rejected release: why, from the trial's
+// record and the crash journal; its entry goes.
+async function recordRejection(
+  boot: Boot,
+  record: BootRecord,
+  crashes: readonly CrashRecord[],
+): Promise<BootRecord> {
+  const exhausted = exhaustedTrials(await listEntries(ESP), boot.slot);
+  const [rejected] = exhausted;
+  if (!rejected) return record;
+  const rejection = rejectionFor(rejected, record, crashes, now());
+  await applyEntryActions(
+    ESP,
+    exhausted.map((e) => ({ op: "remove" as const, fileName: e.fileName })),
+    boot.partUuids,
+  );
+  const next = { trial: null, rejection };
+  await saveRecord(next);
+  step(`release ${rejection.version} was rejected (${rejection.reason}): ${rejection.message}`);
+  return next;
+}
+
+function firstLine(error: Error): string {
+  return error.message.split("\n")[0] ?? "";
+}
+
 async function rebootCleanly(): Promise<void> {
   await syncAll().catch(() => undefined);
   await umount(UPDATE).catch(() => undefined);
@@ -254,7 +325,7 @@ main().then(
       step(error.message);
       process.exit(HOLD);
     }
-    step(`the boot agent failed: ${error.message.split("\n")[0]}`);
+    step(`the boot agent failed: ${firstLine(error)}`);
     process.exit(1);
   },
 );
