@@ -1,18 +1,8 @@
 // The boot agent's view of the mounted ESP: the entries in loader/entries and each slot's
 // kernel, initrd and release.toml. Files are written under a temporary name and renamed,
 // and the directory is synced, so an entry is either there whole or not there.
-import {
-  copyFile,
-  mkdir,
-  open,
-  readdir,
-  readFile,
-  rename,
-  unlink,
-  writeFile,
-} from "node:fs/promises";
+import { copyFile, mkdir, open, readdir, rename, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import TOML from "@iarna/toml";
 import { entryText, slotDir } from "../installer/boot-entries.ts";
 import { parseEntryName } from "../installer/inspect/entry-name.ts";
 import type { EntryAction } from "./boot-plan.ts";
@@ -45,18 +35,6 @@ export async function applyEntryActions(
         entryText(action.slot, action.version, partUuids[action.slot], action.rank),
       );
     await syncDir(join(esp, ENTRIES));
-  }
-}
-
-/** The version in a slot's release.toml on the ESP, or null. */
-export async function slotVersion(esp: string, slot: Slot): Promise<string | null> {
-  const text = await readFile(join(esp, slotDir(slot), "release.toml"), "utf8").catch(() => null);
-  if (text === null) return null;
-  try {
-    const version = (TOML.parse(text) as { version?: unknown }).version;
-    return typeof version === "string" ? version : null;
-  } catch {
-    return null;
   }
 }
 

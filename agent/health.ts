@@ -3,10 +3,10 @@
 // the release's own check. They run under a deadline, so a check that hangs fails the trial
 // instead of holding it forever.
 import { writeFileSync } from "node:fs";
-import { open, readFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { join } from "node:path";
-import TOML from "@iarna/toml";
 import { slotDir } from "../installer/boot-entries.ts";
+import { requireRelease } from "../installer/release.ts";
 import { hashRegion } from "../installer/write-image.ts";
 import type { Partition } from "./machine.ts";
 import type { Slot } from "./types.ts";
@@ -50,26 +50,19 @@ export async function checkHealth(input: HealthInput): Promise<HealthResult> {
 async function checks(input: HealthInput): Promise<HealthResult> {
   const fail = (message: string): HealthResult => ({ healthy: false, message });
   if (!input.stateWritable) return fail("the state partition did not mount or took no writes");
-  const file = join(input.esp, slotDir(input.slot), "release.toml");
-  let release: { version?: unknown; files?: Record<string, { sha256?: unknown; size?: unknown }> };
-  try {
-    release = TOML.parse(await readFile(file, "utf8")) as typeof release;
-  } catch {
-    return fail(`slot ${input.slot} has no readable release.toml on the ESP`);
-  }
+  const release = await requireRelease(join(input.esp, slotDir(input.slot))).catch(() => undefined);
+  if (!release) return fail(`slot ${input.slot} has no readable release.toml on the ESP`);
   if (release.version !== input.version)
     return fail(
-      `slot ${input.slot}'s release.toml names ${String(release.version)}, this kernel is ${input.version}`,
+      `slot ${input.slot}'s release.toml names ${release.version}, this kernel is ${input.version}`,
     );
-  const rootfs = release.files?.["rootfs.img"];
-  if (typeof rootfs?.sha256 !== "string" || typeof rootfs.size !== "number")
-    return fail(`slot ${input.slot}'s release.toml has no rootfs.img hash`);
+  const expected = release.files["rootfs.img"]?.sha256;
   const handle = await open(input.slotPartition.device, "r");
   try {
-    const actual = await hashRegion(handle, 0, rootfs.size);
-    if (actual !== rootfs.sha256)
+    const actual = await hashRegion(handle, 0, release.rootfsSize);
+    if (actual !== expected)
       return fail(
-        `slot ${input.slot} does not hold release ${input.version}: sha256 ${actual}, expected ${rootfs.sha256}`,
+        `slot ${input.slot} does not hold release ${input.version}: sha256 ${actual}, expected ${expected}`,
       );
   } finally {
     await handle.close();

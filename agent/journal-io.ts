@@ -38,23 +38,29 @@ export async function readJournal(
   return { header, scan: scanRecords(area.subarray(0, bytesRead)) };
 }
 
-/** Appends each crash the journal does not hold yet (by id), synced; returns the journal after. */
+/**
+ * Appends each crash the journal does not hold yet (by id), synced; returns the journal
+ * after. `handle` is the journal partition itself (the agent's), so offsets start at 0.
+ * The records area is read once and kept up to date in memory, not read again per record.
+ */
 export async function appendCrashes(
   handle: FileHandle,
   journal: Journal,
   crashes: readonly CrashRecord[],
 ): Promise<Journal> {
-  let current = journal;
-  const areaSize = journal.header.partitionSize - journal.header.recordsOffset;
+  const { header } = journal;
+  const area = Buffer.alloc(header.partitionSize - header.recordsOffset);
+  if (crashes.length > 0) await handle.read(area, 0, area.length, header.recordsOffset);
+  let scan = journal.scan;
   for (const crash of crashes) {
-    if (current.scan.records.some((r) => r.crash.id === crash.id)) continue;
-    const bytes = encodeRecord(nextSeq(current.scan), crash);
-    if (bytes.length > areaSize) continue;
-    const offset = appendOffset(current.scan, bytes.length, areaSize);
-    await handle.write(bytes, 0, bytes.length, journal.header.recordsOffset + offset);
+    if (scan.records.some((r) => r.crash.id === crash.id)) continue;
+    const bytes = encodeRecord(nextSeq(scan), crash);
+    if (bytes.length > area.length) continue;
+    const offset = appendOffset(scan, bytes.length, area.length);
+    await handle.write(bytes, 0, bytes.length, header.recordsOffset + offset);
     await handle.sync();
-    const again = await readJournal(handle, 0, journal.header.partitionSize);
-    if (again) current = again;
+    bytes.copy(area, offset);
+    scan = scanRecords(area);
   }
-  return current;
+  return { header, scan };
 }

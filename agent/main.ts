@@ -60,6 +60,7 @@ const RELEASE_FILE = "/etc/liken/release.json";
 const HOLD = 3;
 const HEALTH_DEADLINE_MS = 120_000;
 const FAILED_TRIAL_HOLD_MS = 10_000;
+const REINSTALL = "boot the stick and select wipe and reinstall";
 
 class Hold extends Error {}
 
@@ -77,6 +78,8 @@ interface Boot {
   readonly journal: Partition;
   readonly slots: Readonly<Record<Slot, Partition>>;
   readonly partUuids: Readonly<Record<Slot, string>>;
+  /** A partition labelled LIKEN-UPDATE on any disk (DESIGN.md section 5). */
+  readonly medium: Partition | undefined;
 }
 
 async function main(): Promise<number> {
@@ -98,7 +101,9 @@ async function main(): Promise<number> {
     },
   );
   if (!stateMounted && !trial)
-    throw new Hold(`the state partition ${boot.state.device} does not mount`);
+    throw new Hold(
+      `the state partition ${boot.state.device} does not mount (read the disk with liken-stick inspect, then ${REINSTALL})`,
+    );
 
   // 1. Crash records.
   const crashes = await collectCrashes(boot.journal, await readInstallId());
@@ -148,6 +153,7 @@ async function main(): Promise<number> {
     esp: ESP,
     partUuids: boot.partUuids,
     slots: boot.slots,
+    medium: boot.medium,
   });
   const statusInput: StatusInput = {
     ...base,
@@ -185,12 +191,18 @@ async function identify(version: string): Promise<Boot> {
   const cmdline = await kernelCommandLine();
   const slotWord = cmdline.get("liken.slot");
   const root = (cmdline.get("root") ?? "").replace(/^PARTUUID=/i, "");
-  const disk = bootDisk(await partitions(), root);
-  if (!disk) throw new Hold(`no disk holds the partition root=PARTUUID=${root} names`);
+  const all = await partitions();
+  const disk = bootDisk(all, root);
+  if (!disk)
+    throw new Hold(
+      `no disk holds the partition root=PARTUUID=${root} names (the system disk or its driver is missing: run the hardware report from the stick)`,
+    );
   const { esp, state, journal } = disk;
   const { a, b } = disk.slots;
   if (!esp || !state || !journal || !a || !b)
-    throw new Hold(`disk ${root} lacks a liken partition (esp, a, b, journal, state)`);
+    throw new Hold(
+      `the disk of partition ${root} lacks a liken partition: esp, a, b, journal or state (${REINSTALL})`,
+    );
   await mkdir(ESP, { recursive: true });
   await mount(esp.device, ESP, "vfat");
   const identity = identifyBoot({
@@ -200,7 +212,8 @@ async function identify(version: string): Promise<Boot> {
     loaderBootCountPath: await loaderVariable("LoaderBootCountPath"),
     entries: await listEntries(ESP),
   });
-  if (identity.kind === "unknown") throw new Hold(identity.reason);
+  if (identity.kind === "unknown")
+    throw new Hold(`${identity.reason} (an entry on the ESP was changed by hand: ${REINSTALL})`);
   const id = await bootId();
   const trial = identity.kind === "trial";
   kmsg(bootMarker(id, version, identity.slot, trial));
@@ -215,6 +228,7 @@ async function identify(version: string): Promise<Boot> {
     journal,
     slots: { a, b },
     partUuids: { a: a.partUuid, b: b.partUuid },
+    medium: all.find((p) => p.label === "LIKEN-UPDATE"),
   };
 }
 

@@ -1,12 +1,12 @@
 // Step 4 of the boot (DESIGN.md section 5): read the spec (an update medium's wins and is
 // copied to the state partition), decide, and stage the release into the other slot.
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "../common/atomic-file.ts";
 import { mount, umount } from "../tools/mount.ts";
 import { decideStaging } from "./boot-plan.ts";
 import { applyEntryActions, listEntries } from "./esp.ts";
-import { type Partition, partitions, step } from "./machine.ts";
+import { type Partition, step } from "./machine.ts";
 import { readSpec, sourceDir } from "./spec.ts";
 import { StagingRefused, stageRelease } from "./stage.ts";
 import { STATE, UPDATE } from "./state-files.ts";
@@ -25,18 +25,17 @@ export async function staging(input: {
   esp: string;
   partUuids: Record<Slot, string>;
   slots: Record<Slot, Partition>;
+  /** A partition labelled LIKEN-UPDATE, found with the boot disk's. */
+  medium: Partition | undefined;
 }): Promise<Staged> {
-  const medium = await mountUpdateMedium();
+  const medium = input.medium ? await mountUpdateMedium(input.medium) : false;
   let spec = await readSpec(join(STATE, "spec.toml"));
   if (medium) {
     const fromMedium = await readSpec(join(UPDATE, "spec.toml"));
     if (fromMedium.reading.kind !== "none") {
-      spec = fromMedium;
-      if (
-        fromMedium.text !== null &&
-        fromMedium.text !== (await readFile(join(STATE, "spec.toml"), "utf8").catch(() => null))
-      )
+      if (fromMedium.text !== null && fromMedium.text !== spec.text)
         await writeFileAtomic(join(STATE, "spec.toml"), fromMedium.text, 0o644);
+      spec = fromMedium;
     }
   }
   try {
@@ -86,10 +85,8 @@ export async function staging(input: {
   }
 }
 
-// A partition labelled LIKEN-UPDATE on any disk, ext4 or vfat, read-only.
-async function mountUpdateMedium(): Promise<boolean> {
-  const medium = (await partitions()).find((p) => p.label === "LIKEN-UPDATE");
-  if (!medium) return false;
+// The update medium, ext4 or vfat, read-only.
+async function mountUpdateMedium(medium: Partition): Promise<boolean> {
   await mkdir(UPDATE, { recursive: true });
   for (const type of ["ext4", "vfat"]) {
     const ok = await mount(medium.device, UPDATE, type, ["ro"]).then(

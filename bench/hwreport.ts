@@ -9,6 +9,7 @@ import { join } from "node:path";
 import si from "systeminformation";
 import { cachedRelease, cachedStick } from "../image-build/cached-build.ts";
 import { bundle } from "../scripts/bundle.mjs";
+import { shell, waitForShell } from "../test/qemu/guest-shell.ts";
 import { startVm, stopAllVms } from "../test/qemu/harness.ts";
 import { run } from "../tools/exec.ts";
 
@@ -55,22 +56,11 @@ const stick = await cachedStick({
 try {
   const vm = await startVm({ stick });
   await vm.waitFor(/a shell follows/, 240_000);
-  const type = async (command: string, done: RegExp) => {
-    await vm.type(`${command}\n`);
-    return vm.waitFor(done, 180_000);
-  };
-  for (let i = 0; ; i++) {
-    try {
-      await type("echo ready-$((20+22))", /^ready-42$/);
-      break;
-    } catch (error) {
-      if (i === 10) throw error;
-    }
-  }
+  await waitForShell(vm);
   const inGuest = async (command: string) => {
     const times: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const line = await type(`time ${command} > /dev/null`, /^real\s/);
+      const line = await shell(vm, `time ${command} > /dev/null`, /^real\s/, 180_000);
       const [, m, sec] = /real\s+(?:(\d+)m\s*)?([\d.]+)s?/.exec(line) ?? [];
       times.push((Number(m ?? 0) * 60 + Number(sec)) * 1000);
     }

@@ -3,7 +3,7 @@
 // sysfs walk and judgement as the report (sysfs.ts, boot-path.ts), without the rest of it.
 import type { BootModules } from "../image-build/inputs/modules.ts";
 import type { MissingModules } from "../installer/disks/index.ts";
-import { requireBootModules, requireRelease } from "../installer/release.ts";
+import { type ReleaseInfo, requireBootModules, requireRelease } from "../installer/release.ts";
 import { bootPathOf, judgeChain, missingOf } from "./boot-path.ts";
 import { findDisks } from "./sysfs.ts";
 
@@ -18,11 +18,15 @@ export async function findMissingDrivers(
   return (facts) => missing.get(facts.name) ?? [];
 }
 
-/** The same for the release in `dir`; a ReleaseInvalid refusal when it does not read. */
-export async function releaseMissingDrivers(dir: string, root = "/"): Promise<MissingModules> {
-  const release = await requireRelease(dir);
+/** The same for a release read with requireRelease. */
+export async function missingDriversOf(release: ReleaseInfo, root = "/"): Promise<MissingModules> {
   return findMissingDrivers(
     { version: release.version, modules: await requireBootModules(release) },
     root,
   );
+}
+
+/** The same for the release in `dir`; a ReleaseInvalid refusal when it does not read. */
+export async function releaseMissingDrivers(dir: string, root = "/"): Promise<MissingModules> {
+  return missingDriversOf(await requireRelease(dir), root);
 }

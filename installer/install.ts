@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeFileAtomic } from "../common/atomic-file.ts";
 import { LikenError } from "../common/errors.ts";
-import { findMissingDrivers } from "../hwreport/missing-drivers.ts";
+import { missingDriversOf } from "../hwreport/missing-drivers.ts";
 import type { Manifest } from "../manifest/types.ts";
 import { writeGpt } from "../tools/sfdisk.ts";
 import { CLAIM_HEAD_OFFSET, type Claim, claimTailOffset, encodeClaim } from "./claim.ts";
@@ -20,7 +20,7 @@ import { journalHeader } from "./journal.ts";
 import { type DiskHandle, lockDisk } from "./lock.ts";
 import { planLayout } from "./plan/plan-layout.ts";
 import type { Layout, PlannedDisk, PlannedPartition } from "./plan/types.ts";
-import { type ReleaseInfo, requireBootModules, requireRelease, verifyRelease } from "./release.ts";
+import { type ReleaseInfo, requireRelease, verifyRelease } from "./release.ts";
 import { buildState } from "./state.ts";
 import {
   type InstallerStatus,
@@ -192,10 +192,7 @@ class InstallRun {
     await verifyRelease(release);
     // A disk whose driver chain needs a module the release cannot load at boot would not
     // boot: it is unsupported, and an install onto it alone refuses with MissingDriver.
-    this.missingDrivers = await findMissingDrivers({
-      version: release.version,
-      modules: await requireBootModules(release),
-    });
+    this.missingDrivers = await missingDriversOf(release);
     return release;
   }
 

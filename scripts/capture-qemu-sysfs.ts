@@ -16,6 +16,7 @@ import { dirname, join, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
 import { repoRoot } from "../common/repo-root.ts";
 import { cachedRelease, cachedStick } from "../image-build/cached-build.ts";
+import { shell, waitForShell } from "../test/qemu/guest-shell.ts";
 import { startVm } from "../test/qemu/harness.ts";
 
 const root = repoRoot();
@@ -53,19 +54,9 @@ try {
   try {
     await vm.waitFor(/liken\.shell=1: no menu/, 240_000);
     await vm.waitFor(/a shell follows/, 10_000);
-    const run = async (command: string, done: RegExp, timeoutMs = 60_000) => {
-      await vm.type(`${command}\n`);
-      return vm.waitFor(done, timeoutMs);
-    };
-    // The shell starts in the background: ask until it answers.
-    for (let i = 0; ; i++) {
-      try {
-        await run("echo ready-$((20+22))", /^ready-42$/, 5_000);
-        break;
-      } catch (error) {
-        if (i === 10) throw error;
-      }
-    }
+    const run = (command: string, done: RegExp, timeoutMs?: number) =>
+      shell(vm, command, done, timeoutMs);
+    await waitForShell(vm);
     await run(
       'for n in $(ls /sys/class/net); do ip link set dev $n up; done; sleep 3; echo "links ""up"',
       /^links up$/,

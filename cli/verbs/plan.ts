@@ -1,11 +1,11 @@
 // `liken-stick plan --manifest FILE --as NAME [PATH...]`: the layout install would write.
 import { randomUUID } from "node:crypto";
 import { LikenError, usageError } from "../../common/errors.ts";
-import { findMissingDrivers } from "../../hwreport/missing-drivers.ts";
+import { missingDriversOf } from "../../hwreport/missing-drivers.ts";
 import { inventoryDisks } from "../../installer/disks/index.ts";
 import { planLayout } from "../../installer/plan/plan-layout.ts";
 import { renderLayout, renderPlanFailure } from "../../installer/plan/render.ts";
-import { requireBootModules, requireRelease } from "../../installer/release.ts";
+import { requireRelease } from "../../installer/release.ts";
 import { requireManifest } from "../load-manifest.ts";
 import type { Verb } from "../verb.ts";
 
@@ -51,12 +51,7 @@ disk that needs a driver the release cannot load at boot is left out
     const release = typeof releaseDir === "string" ? await requireRelease(releaseDir) : undefined;
     // With a release, a disk whose driver chain needs a module it cannot load at boot is
     // unsupported (missing-driver:<module>), as install would see it.
-    const missing = release
-      ? await findMissingDrivers({
-          version: release.version,
-          modules: await requireBootModules(release),
-        })
-      : undefined;
+    const missing = release ? await missingDriversOf(release) : undefined;
     const disks = await inventoryDisks(args.operands, undefined, missing);
     const result = planLayout({
       disks,

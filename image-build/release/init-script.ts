@@ -58,7 +58,7 @@ for round in $(seq 1 50); do
   grep -qsx PARTNAME=liken-state /sys/class/block/*/uevent && found=1 && break
   sleep 0.2
 done
-[ -n "$found" ] || { say "liken: no partition named liken-state: the disk or its driver is missing"; hold; }
+[ -n "$found" ] || { say "liken: no partition named liken-state: the disk or its driver is missing (run the hardware report from the stick)"; hold; }
 
 node /usr/lib/liken/agent.mjs
 rc=$?

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HwReport } from "../../hwreport/types.ts";
 import { cachedRelease, cachedStick } from "../../image-build/cached-build.ts";
 import { contentDigest, sparseFile } from "../disk-files.ts";
+import { shell, waitForShell } from "./guest-shell.ts";
 import { startVm, type Vm } from "./harness.ts";
 
 const MANIFEST = "test/fixtures/manifests/good/small.toml";
@@ -31,12 +32,6 @@ beforeAll(async () => {
   menuStick = await cachedStick({ manifest: MANIFEST, releaseDir: release });
 }, 600_000);
 afterAll(() => rm(dir, { recursive: true, force: true }));
-
-/** Runs a command in the console's shell; resolves with the line matching `done`. */
-async function shell(vm: Vm, command: string, done: RegExp, timeoutMs = 60_000): Promise<string> {
-  await vm.type(`${command}\n`);
-  return vm.waitFor(done, timeoutMs);
-}
 
 /** A file of the guest, as one base64 line between markers the typed command never shows. */
 async function guestFile(vm: Vm, path: string): Promise<Buffer> {
@@ -70,14 +65,7 @@ describe("a release without nvme, on a machine with a virtio and an NVMe disk", 
     expect(vm.console()).toMatch(/^\/dev\/nvme0n1 .* unsupported +missing-driver:nvme *$/m);
     await vm.waitFor(/the install as leader-1 failed/, 30_000);
     await vm.waitFor(/a shell follows/, 10_000);
-    for (let i = 0; ; i++) {
-      try {
-        await shell(vm, "echo ready-$((20+22))", /^ready-42$/, 5_000);
-        break;
-      } catch (error) {
-        if (i === 10) throw error;
-      }
-    }
+    await waitForShell(vm);
 
     const status = JSON.parse(
       (await guestFile(vm, "/run/liken/install-status.json")).toString("utf8"),
