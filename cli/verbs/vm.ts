@@ -1,5 +1,5 @@
 // `liken-stick vm [--stick FILE] [--disk SIZE[,BUS] | --disk FILE[,BUS]]... [--memory MIB]
-// [--keep]`: boots a stick and/or disks in QEMU with the serial console on this terminal,
+// [--accel tcg|kvm] [--keep]`: boots a stick and/or disks in QEMU with the serial console on this terminal,
 // the way a person tries a stick before writing it, or looks at an installed disk.
 import { copyFile, mkdtemp, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import { LikenError, usageError } from "../../common/errors.ts";
 import { formatSize } from "../../common/size.ts";
 import {
+  type Accel,
   chooseAccel,
   DEFAULT_MEMORY_MIB,
   type DiskBus,
@@ -68,8 +69,9 @@ default), nvme or ahci. The stick image is never changed (the VM's writes to it
 are thrown away); disk images are written. Each VM gets its own copy of the OVMF
 variables; --keep keeps it and the new disks in a folder it names.
 
-Acceleration is TCG: KVM is used only when a probe VM runs under it (on many hosts
-/dev/kvm exists and guests still fail). The exit code is QEMU's.`,
+Acceleration is TCG unless a probe boots OVMF under KVM to its first console line
+(on many hosts /dev/kvm exists and guests still fail). --accel, or LIKEN_ACCEL=tcg|kvm
+in the environment, decides instead. The exit code is QEMU's.`,
   options: [
     { name: "stick", type: "string", value: "FILE", summary: "the stick image (boots first)" },
     {
@@ -85,6 +87,12 @@ Acceleration is TCG: KVM is used only when a probe VM runs under it (on many hos
       value: "MIB",
       summary: `memory in MiB (${DEFAULT_MEMORY_MIB})`,
     },
+    {
+      name: "accel",
+      type: "string",
+      value: "tcg|kvm",
+      summary: "the accelerator (TCG unless KVM boots OVMF here)",
+    },
     { name: "keep", type: "boolean", summary: "keep the VM's folder (variables, new disks)" },
   ],
   async run(args, io) {
@@ -96,6 +104,7 @@ Acceleration is TCG: KVM is used only when a probe VM runs under it (on many hos
       throw usageError("nothing to boot", "give --stick FILE and/or --disk SIZE|FILE");
     }
     const memoryMiB = parseMemory(args.options.memory);
+    const wantedAccel = parseAccel(args.options.accel);
     if (stick !== undefined) await requireImage(stick, "--stick");
     for (const d of diskOptions) if (d.kind === "file") await requireImage(d.path, "--disk");
     const firmware = await requireOvmf().catch((error: Error) => {
@@ -105,7 +114,14 @@ Acceleration is TCG: KVM is used only when a probe VM runs under it (on many hos
         "install the Debian package ovmf",
       );
     });
-    const accel = await chooseAccel();
+    const choice = await chooseAccel(wantedAccel).catch((error: Error) => {
+      throw new LikenError(
+        "failed",
+        error.message.replace(/ \(.*\)$/, ""),
+        "set LIKEN_ACCEL to tcg or kvm, or unset it",
+      );
+    });
+    const accel = choice.accel;
 
     const scratch = await mkdtemp(join(tmpdir(), "liken-vm-"));
     try {
@@ -126,7 +142,7 @@ Acceleration is TCG: KVM is used only when a probe VM runs under it (on many hos
       }
       const kvm = accel === "kvm" ? "KVM" : "TCG";
       io.err(
-        `liken-stick vm: QEMU q35, ${kvm}, ${memoryMiB} MiB${stick ? `, stick ${stick} (USB, first to boot)` : ""}\n`,
+        `liken-stick vm: QEMU q35, ${kvm} (${choice.why}), ${memoryMiB} MiB${stick ? `, stick ${stick} (USB, first to boot)` : ""}\n`,
       );
       io.err(
         "liken-stick vm: the serial console follows; Ctrl-A X quits, Ctrl-A C is the monitor\n",
@@ -151,6 +167,17 @@ Acceleration is TCG: KVM is used only when a probe VM runs under it (on many hos
     }
   },
 };
+
+function parseAccel(value: unknown): Accel | undefined {
+  if (value === undefined) return undefined;
+  if (value !== "tcg" && value !== "kvm") {
+    throw usageError(
+      `--accel ${String(value)}: not an accelerator`,
+      "give --accel tcg or --accel kvm",
+    );
+  }
+  return value;
+}
 
 function parseMemory(value: unknown): number {
   if (value === undefined) return DEFAULT_MEMORY_MIB;

@@ -98,6 +98,30 @@ describe("a VM with OVMF and an empty disk", () => {
       await vm.stop();
     }
   });
+
+  // What "KVM internal error" does: QEMU pauses the guest and keeps running, silent. A QMP
+  // `stop` pauses it the same way (the STOP event), so it stands in for the broken KVM here.
+  it("ends a VM whose guest QEMU paused, at once, instead of waiting out the deadline", async () => {
+    const vm = await startVm({
+      disks: [{ path: await blankImage("p.img", 1024 ** 2), bus: "virtio" }],
+    });
+    try {
+      await vm.waitFor("BdsDxe:", 60_000);
+      const waiting = vm.waitFor("never printed", 300_000).catch((e: unknown) => e);
+      const paused = Date.now();
+      // The harness kills QEMU on the STOP event, which comes before the command's reply.
+      await vm.qmp.execute("stop").catch(() => {});
+      const error = (await waiting) as ConsoleWaitError;
+      expect(Date.now() - paused).toBeLessThan(10_000);
+      expect(error.kind).toBe("ended");
+      expect(error.message).toMatch(
+        /^QEMU paused the guest by itself \(accelerator (tcg|kvm); LIKEN_ACCEL=tcg forces TCG\)/,
+      );
+      expect((await vm.exited).signal).toBe("SIGKILL");
+    } finally {
+      await vm.stop();
+    }
+  });
 });
 
 describe("the EFI shell over the serial console", () => {

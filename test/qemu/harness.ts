@@ -12,6 +12,7 @@ import type { ProcessExit, StartedProcess } from "../../tools/exec.ts";
 import {
   type Accel,
   chooseAccel,
+  findKvmFailure,
   type NicModel,
   type Ovmf,
   requireOvmf,
@@ -33,7 +34,7 @@ export interface VmOptions {
   readonly nics?: readonly NicModel[];
   readonly memoryMiB?: number;
   readonly cpus?: number;
-  /** TCG unless probeKvm() shows KVM runs guest code. */
+  /** LIKEN_ACCEL, else TCG unless probeKvm() has booted OVMF with KVM (tools/qemu.ts). */
   readonly accel?: Accel;
   /** Start from a copy of this variable store (an earlier VM's boot entries, pstore records). */
   readonly varsFrom?: string;
@@ -63,6 +64,9 @@ export interface VmExit extends ProcessExit {
 const RESET_REASONS = new Set(["guest-reset", "host-qmp-system-reset"]);
 const SERIAL_CONNECT_MS = 15_000;
 const DEFAULT_WAIT_MS = 60_000;
+// OVMF prints within 5 s under TCG, 15 s on a loaded machine: a console silent this long
+// after QEMU started is a guest that never ran (a paused or wedged accelerator), not a slow one.
+const FIRST_OUTPUT_MS = 60_000;
 
 const running = new Set<Vm>();
 let exitHookInstalled = false;
@@ -92,6 +96,8 @@ export class Vm {
   #stick: string | undefined;
   #boots = 0;
   #stopping = false;
+  /** Why the harness ended this QEMU itself (the guest could not run): no relaunch then. */
+  #fatal: string | undefined;
   #finalExit: VmExit | undefined;
   #resolveExited!: (exit: VmExit) => void;
   readonly #bootListeners = new Set<() => void>();
@@ -114,9 +120,9 @@ export class Vm {
   static async start(options: VmOptions = {}): Promise<Vm> {
     installExitHook();
     ovmf ??= requireOvmf();
-    const [firmware, accel] = await Promise.all([ovmf, options.accel ?? chooseAccel()]);
+    const [firmware, accel] = await Promise.all([ovmf, chooseAccel(options.accel)]);
     const scratch = await mkdtemp(join(tmpdir(), "liken-vm-"));
-    const vm = new Vm(scratch, options, firmware, accel);
+    const vm = new Vm(scratch, options, firmware, accel.accel);
     running.add(vm);
     try {
       await copyFile(options.varsFrom ?? firmware.varsTemplate, vm.varsFile);
@@ -319,6 +325,7 @@ export class Vm {
     );
     this.#launch = { process: qemu, qmp, serial, stickAttached: stick !== undefined };
     this.#boots++;
+    this.#watchGuest(qemu, qmp);
     // stop() came while this QEMU was starting: it goes at once.
     if (this.#stopping) qemu.kill("SIGKILL");
     for (const listener of this.#bootListeners) listener();
@@ -329,10 +336,49 @@ export class Vm {
     );
   }
 
+  /**
+   * Ends this QEMU at once when its guest cannot run, so no test waits out its deadline on
+   * a silent console: QEMU paused the guest by itself (QMP STOP: "KVM internal error"
+   * stops it, it does not exit), its stderr says KVM failed, or the console printed nothing
+   * long after the start.
+   */
+  #watchGuest(qemu: StartedProcess, qmp: QmpClient): void {
+    const end = (why: string) => {
+      if (this.#fatal !== undefined || this.#stopping) return;
+      this.#fatal = why;
+      qemu.kill("SIGKILL");
+    };
+    const accelHint = `(accelerator ${this.#accel}; LIKEN_ACCEL=tcg forces TCG)`;
+    qmp.onEvent((event) => {
+      if (event.event === "STOP") end(`QEMU paused the guest by itself ${accelHint}`);
+    });
+    let stderr = "";
+    qemu.stderr?.on("data", (chunk: string) => {
+      stderr = (stderr + chunk).slice(-8192);
+      const failure = findKvmFailure(stderr);
+      if (failure) end(`KVM could not run the guest: ${failure} ${accelHint}`);
+    });
+    const printed = this.#console.raw.length;
+    const silence = setTimeout(() => {
+      if (this.#console.raw.length === printed) {
+        end(
+          `the console stayed silent for ${FIRST_OUTPUT_MS / 1000} s after QEMU started ${accelHint}`,
+        );
+      }
+    }, FIRST_OUTPUT_MS);
+    silence.unref();
+    void qemu.exited.finally(() => clearTimeout(silence));
+  }
+
   async #onExit(exit: ProcessExit, qmp: QmpClient): Promise<void> {
     // The SHUTDOWN event comes before the socket closes; wait for the close to read it.
     await Promise.race([qmp.closed, sleep(2000)]);
     qmp.close();
+    if (this.#fatal !== undefined) {
+      const said = exit.stderrTail ? `; QEMU said: ${exit.stderrTail.split("\n").join(" | ")}` : "";
+      this.#finish({ ...exit, shutdownReason: undefined }, `${this.#fatal}${said}`);
+      return;
+    }
     const shutdowns = qmp.events.filter((e) => e.event === "SHUTDOWN");
     const reason = shutdowns.at(-1)?.data?.reason;
     const shutdownReason = typeof reason === "string" ? reason : undefined;

@@ -9,7 +9,7 @@ describe("liken-stick vm", () => {
   it("boots a new blank disk with the console on stdout and quits on Ctrl-A X with QEMU's code", {
     timeout: 60_000,
   }, async () => {
-    const p = start(process.execPath, [BUNDLE, "vm", "--disk", "64M,nvme", "--memory", "512"], {
+    const p = start(process.execPath, [BUNDLE, "vm", "--disk", "64M,nvme", "--memory", "512", "--accel", "tcg"], {
       stdin: "pipe",
       stdout: "pipe",
       stderr: "pipe",
@@ -37,6 +37,7 @@ describe("liken-stick vm", () => {
       const exit = await p.exited;
       expect(exit.exitCode).toBe(0);
       expect(err).toContain("liken-stick vm: disk 1 on nvme: new, blank, 64MiB\n");
+      expect(err).toContain("liken-stick vm: QEMU q35, TCG (asked for), 512 MiB\n");
       expect(err).toContain("Ctrl-A X quits");
     } finally {
       // SIGTERM, not SIGKILL: liken-stick's exit handler takes QEMU with it.
@@ -54,6 +55,15 @@ describe("liken-stick vm", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
       'liken-stick vm: --disk 8G,scsi: unknown bus "scsi" (the bus is one of virtio, nvme, ahci, e.g. --disk 8G,nvme)\n',
+    );
+    expect(await cli(["vm", "--disk", "8G", "--accel", "hvf"])).toEqual({
+      stdout: "",
+      stderr: "liken-stick vm: --accel hvf: not an accelerator (give --accel tcg or --accel kvm)\n",
+      code: 2,
+    });
+    const bad = await cli(["vm", "--disk", "8G"], { env: { LIKEN_ACCEL: "fast" } });
+    expect(bad.stderr).toBe(
+      "liken-stick vm: LIKEN_ACCEL=fast is not an accelerator (set LIKEN_ACCEL to tcg or kvm, or unset it)\n",
     );
     const missing = await cli(["vm", "--stick", "/nonexistent/stick.img"]);
     expect(missing.stderr).toBe(
