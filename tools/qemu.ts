@@ -96,7 +96,7 @@ const AHCI_PORTS = 6;
  * the order given. OVMF rebuilds `BootOrder` from QEMU's fw_cfg "bootorder" list on every
  * boot (tianocore/edk2#8197, #8712; qemu.org/docs/master/system/bootindex.html), so the
  * order holds whatever a guest wrote into the variables. Checked here with QEMU 7.2 and
- * OVMF 2022.11 (docs/image.md, test/qemu/boot-order.test.ts): with bootindex reversed
+ * OVMF 2022.11 (docs/image.md): with bootindex reversed
  * (stick 3, virtio 2, NVMe 1) OVMF tries NVMe, virtio, then the stick; and a device
  * WITHOUT a bootindex is not tried at all once any device has one (only the EFI shell is
  * left after them), which is why every disk gets one. research/ab-boot.md suggests no
