@@ -3,7 +3,7 @@
 // inxi -F). systeminformation's getAllData is timed beside them, in this process. Then the
 // report inside the stick under QEMU (target under 1 s), beside `liken-stick --help` there,
 // which is what starting Node.js alone costs in the guest.
-// Run: npx tsx bench/hwreport.ts (inxi and lshw: apt-get install inxi lshw)
+// Run: npm run bench:hwreport (its setup installs the peers, inxi and lshw)
 
 import { join } from "node:path";
 import si from "systeminformation";
