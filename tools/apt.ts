@@ -1,6 +1,9 @@
 // apt-cache and apt-get: which version of a Debian package the mirror offers, its recorded
 // hash, and the .deb itself. Reads the package lists that `apt-get update` left; never
-// installs anything on the host.
+// installs anything on the host. A private apt (its own sources.list, lists and cache) fetches
+// source packages the host's sources do not offer.
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { run } from "./exec.ts";
 
 /** One version of a package as the mirror's (signed) Packages index describes it. */
@@ -106,4 +109,61 @@ export async function downloadDebs(
 /** The file name apt-get download gives a package: the epoch's colon is written `%3a`. */
 export function debFileName(name: string, version: string, arch: string): string {
   return `${name}_${version.replace(":", "%3a")}_${arch}.deb`;
+}
+
+/**
+ * apt-get options for a private apt: sources from `dir/sources.list` only, package lists
+ * and caches in `dir`. The host's own sources, lists and caches are neither read nor
+ * changed, so fetching a source package needs no deb-src line in /etc/apt.
+ */
+export function privateAptOptions(dir: string): string[] {
+  return [
+    ...["-o", `Dir::Etc::sourcelist=${join(dir, "sources.list")}`],
+    ...["-o", "Dir::Etc::sourceparts=-"], // no /etc/apt/sources.list.d
+    ...["-o", `Dir::State::Lists=${join(dir, "lists")}`],
+    ...["-o", `Dir::Cache=${join(dir, "cache")}`],
+    ...["-o", "APT::Get::List-Cleanup=0"],
+    ...["-o", "APT::Sandbox::User=root"], // the _apt user cannot enter root's cache folder
+    ...["-o", "Acquire::Retries=3"],
+    ...["-o", "Acquire::Languages=none"], // no Translation files: only Sources are needed
+  ];
+}
+
+/**
+ * Writes `dir/sources.list` and runs `apt-get update` on the private apt in `dir`. A list
+ * that cannot be fetched is an error (`--error-on=any`), not a warning.
+ */
+export async function updatePrivateLists(dir: string, sourcesList: string): Promise<void> {
+  await mkdir(join(dir, "lists", "partial"), { recursive: true });
+  await mkdir(join(dir, "cache", "archives", "partial"), { recursive: true });
+  await writeFile(join(dir, "sources.list"), sourcesList);
+  await run(
+    "apt-get",
+    ["--quiet", "--quiet", ...privateAptOptions(dir), "--error-on=any", "update"],
+    { timeoutMs: 15 * 60_000 },
+  );
+}
+
+/**
+ * Downloads the source package `name=version` (its .dsc and the files it lists) into
+ * `destDir` with the private apt in `dir` (updatePrivateLists first). Nothing is unpacked
+ * or built.
+ */
+export async function downloadSourcePackage(
+  dir: string,
+  spec: { name: string; version: string },
+  destDir: string,
+): Promise<void> {
+  await run(
+    "apt-get",
+    [
+      "--quiet",
+      "--quiet", // no progress meter in the test log
+      ...privateAptOptions(dir),
+      "source",
+      "--download-only", // no dpkg-source: the files as the archive has them
+      `${spec.name}=${spec.version}`,
+    ],
+    { cwd: destDir, timeoutMs: 15 * 60_000 },
+  );
 }

@@ -1,6 +1,12 @@
-// The util-linux blkid test images (../shared/corpus/util-linux-blkid, see its README) as
-// disks for the classifier: 129 file-system, RAID, crypto and volume-manager images and 9
-// partition tables, each one real data that must never be called `blank`.
+// util-linux's blkid test images as disks for the classifier: the file-system, RAID,
+// crypto and volume-manager images (images-fs/) and the partition tables (images-pt/) of
+// util-linux's tests/ts/blkid, each one real data that must never be called `blank`.
+// Two sets are read, each from a folder of images-fs/*.img.xz and images-pt/*.img.xz:
+// - util-linux 2.38.1 (116 images), from Debian 12's util-linux source package, pinned in
+//   test/corpus/util-linux.lock.json and fetched into the liken cache by
+//   ./util-linux-source.ts: every checkout has it.
+// - a newer util-linux (138 images), read from ../shared/corpus/util-linux-blkid (see its
+//   README) when that folder exists (LIKEN_EXTRA_BLKID_CORPUS names another folder).
 //
 // Each image gives up to three disks, all sparse files in the scratch directory:
 // - `<kind>-<image>-raw`: the image as it is. Every image is far below MIN_DISK_BYTES, so
@@ -11,7 +17,7 @@
 // otherwise its data sits in the middle of a disk, where no classifier that reads only the
 // ends and the signature offsets can see it (README: "when its first/last MiB holds data").
 //
-// The images are read from ../shared/corpus at build time and never copied into the project.
+// The images are read from their folder at build time and never copied into the project.
 import { chmod, copyFile, type FileHandle, mkdir, open, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,9 +25,16 @@ import { run } from "../../tools/exec.ts";
 import { type CorpusCase, DISK_BYTES, isAllZero, MIN_DISK_BYTES, MiB } from "./disk-corpus.ts";
 
 /** ../shared/corpus/util-linux-blkid, resolved from this file (repo root/../shared). */
-export const BLKID_IMAGES_DIR = fileURLToPath(
+export const SHARED_BLKID_IMAGES_DIR = fileURLToPath(
   new URL("../../../shared/corpus/util-linux-blkid/", import.meta.url),
 );
+
+/**
+ * The newer images, used in addition to the pinned ones when the folder exists:
+ * $LIKEN_EXTRA_BLKID_CORPUS when set, else ../shared/corpus/util-linux-blkid.
+ */
+export const EXTRA_BLKID_IMAGES_DIR =
+  process.env.LIKEN_EXTRA_BLKID_CORPUS || SHARED_BLKID_IMAGES_DIR;
 
 const KINDS = ["fs", "pt"] as const;
 const BLOCK = 64 * 1024; // granularity of the sparse copies
@@ -38,13 +51,13 @@ export interface BlkidImage {
   readonly tailNonzero: boolean;
 }
 
-/** The compressed images, kind by kind, sorted by name. */
-export async function listBlkidImages(): Promise<
-  { kind: "fs" | "pt"; image: string; xz: string }[]
-> {
+/** The compressed images of `imagesDir`, kind by kind, sorted by name. */
+export async function listBlkidImages(
+  imagesDir: string,
+): Promise<{ kind: "fs" | "pt"; image: string; xz: string }[]> {
   const out: { kind: "fs" | "pt"; image: string; xz: string }[] = [];
   for (const kind of KINDS) {
-    const folder = join(BLKID_IMAGES_DIR, `images-${kind}`);
+    const folder = join(imagesDir, `images-${kind}`);
     const names = (await readdir(folder)).filter((n) => n.endsWith(".img.xz")).sort();
     for (const n of names)
       out.push({ kind, image: n.slice(0, -".img.xz".length), xz: join(folder, n) });
@@ -53,8 +66,9 @@ export async function listBlkidImages(): Promise<
 }
 
 /**
- * Builds the blkid corpus in `dir` (created; the caller removes it). Takes 6-11 s on 2
- * cores: most of it is xz. Every case expects a non-blank verdict: `foreign` for the disks
+ * Builds the blkid corpus of the images in `imagesDir` (images-fs/, images-pt/) in `dir`
+ * (created; the caller removes it). Takes 6-11 s for the 138 newer images on 2 cores:
+ * most of it is xz. Every case expects a non-blank verdict: `foreign` for the disks
  * of DISK_BYTES, `foreign` or `ineligible` for the raw images (too small). Reasons are a
  * lower bound: `too-small` for the raw images, and `nonzero-data:head` / `nonzero-data:tail`
  * exactly when the disk's first / last MiB holds a non-zero byte. Signatures vary with the
@@ -62,8 +76,8 @@ export async function listBlkidImages(): Promise<
  * none are listed, except on a head disk whose first MiB is zeros (vmfs, vmfs_volume):
  * it is kept because wipefs finds a signature further in, listed as `signature:<TYPE>@*`.
  */
-export async function buildBlkidCorpus(dir: string): Promise<CorpusCase[]> {
-  const images = await decompressAll(dir);
+export async function buildBlkidCorpus(imagesDir: string, dir: string): Promise<CorpusCase[]> {
+  const images = await decompressAll(imagesDir, dir);
   const cases: CorpusCase[] = [];
   const disks = join(dir, "disks");
   await mkdir(disks, { recursive: true });
@@ -103,9 +117,9 @@ export async function buildBlkidCorpus(dir: string): Promise<CorpusCase[]> {
  * Copies the .xz files into `dir/raw` and decompresses them there with two xz processes
  * (2 cores), the images shared out by uncompressed size. xz writes sparse files.
  */
-async function decompressAll(dir: string): Promise<BlkidImage[]> {
-  const list = await listBlkidImages();
-  if (list.length === 0) throw new Error(`no images in ${BLKID_IMAGES_DIR}`);
+async function decompressAll(imagesDir: string, dir: string): Promise<BlkidImage[]> {
+  const list = await listBlkidImages(imagesDir);
+  if (list.length === 0) throw new Error(`no images in ${imagesDir}`);
   const rawDir = join(dir, "raw");
   await rm(rawDir, { recursive: true, force: true });
   await mkdir(rawDir, { recursive: true });

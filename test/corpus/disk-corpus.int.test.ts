@@ -2,14 +2,19 @@
 // blank holds what its name says (wipefs sees the signature at the offset the expectation
 // names, or the bytes / mount / read-only flag / size are checked directly), and every
 // disk that must be called blank has no signature and zeros at both ends.
-import { constants } from "node:fs";
+import { constants, existsSync } from "node:fs";
 import { mkdir, mkdtemp, open, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../tools/exec.ts";
 import { cli } from "../cli.ts";
-import { BLKID_IMAGES_DIR, buildBlkidCorpus, listBlkidImages } from "./blkid-corpus.ts";
+import {
+  buildBlkidCorpus,
+  EXTRA_BLKID_IMAGES_DIR,
+  listBlkidImages,
+  SHARED_BLKID_IMAGES_DIR,
+} from "./blkid-corpus.ts";
 import {
   acceptedVerdicts,
   buildDiskCorpus,
@@ -25,6 +30,8 @@ import {
   nonzeroEnds,
   reasonMatches,
 } from "./disk-corpus.ts";
+import utilLinuxLock from "./util-linux.lock.json" with { type: "json" };
+import { requireUtilLinuxBlkidImages } from "./util-linux-source.ts";
 
 const root = process.getuid?.() === 0;
 
@@ -258,50 +265,95 @@ const REQUIRED = [
   ...(root ? ["lvm2-pv", "loop-blank", "loop-read-only-blank", "loop-mounted-ext4-partition"] : []),
 ];
 
-describe("disk corpus", () => {
-  let dir: string;
-  let corpus: DiskCorpus | undefined;
-  let blkidCases: CorpusCase[] = [];
-  const times: Record<string, number> = {};
+// The corpus has three parts, built side by side in the file's beforeAll and asserted apart:
+// a part that cannot be built fails its own tests only, with a line that says why.
+// (a) the project's own built cases (disk-corpus.ts): never touched by the others;
+// (b) util-linux 2.38.1's blkid images, from Debian 12's source package (pinned in
+//     util-linux.lock.json, fetched into the liken cache on first use): always;
+// (c) a newer util-linux's blkid images, ../shared/corpus/util-linux-blkid (or
+//     $LIKEN_EXTRA_BLKID_CORPUS), in addition when that folder exists: skipped, with the
+//     reason logged, when it does not.
+type Built<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "liken-corpus-"));
-    const timed = async <T>(label: string, f: () => Promise<T>): Promise<T> => {
-      const t0 = performance.now();
-      try {
-        return await f();
-      } finally {
-        times[label] = Math.round(performance.now() - t0);
-      }
-    };
-    const [disk, blkid] = await Promise.all([
-      timed("disk corpus", () => buildDiskCorpus(join(dir, "disk"), { loopDevices: root })),
-      timed("blkid corpus", () => buildBlkidCorpus(join(dir, "blkid"))),
-    ]);
-    corpus = disk;
-    blkidCases = blkid;
-    console.info(`corpus build times (ms, built side by side): ${JSON.stringify(times)}`);
-  }, 180_000);
+const extraDefault = EXTRA_BLKID_IMAGES_DIR === SHARED_BLKID_IMAGES_DIR;
+const extraPresent = existsSync(EXTRA_BLKID_IMAGES_DIR);
+const extraMissing = `${EXTRA_BLKID_IMAGES_DIR} does not exist (it is optional: set LIKEN_EXTRA_BLKID_CORPUS to a folder of images-fs/ and images-pt/ to use another)`;
+
+let dir: string | undefined;
+let building: Promise<readonly [Built<DiskCorpus>, ...unknown[]]> | undefined;
+let diskPart: Built<DiskCorpus> | undefined;
+let debianPart: Built<CorpusCase[]> | undefined;
+let extraPart: Built<CorpusCase[]> | undefined;
+
+/** The value of a part, or its build error with the part named (fails that part's tests only). */
+function take<T>(part: Built<T> | undefined, what: string): T {
+  if (part === undefined) throw new Error(`${what} was not built (the file's beforeAll failed)`);
+  if (part.ok) return part.value;
+  const why = part.error instanceof Error ? part.error.message : String(part.error);
+  throw new Error(`${what} could not be built: ${why}`, { cause: part.error });
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "liken-corpus-"));
+  const scratch = dir;
+  const times: Record<string, number> = {};
+  const build = async <T>(label: string, f: () => Promise<T>): Promise<Built<T>> => {
+    const t0 = performance.now();
+    try {
+      return { ok: true, value: await f() };
+    } catch (error) {
+      return { ok: false, error };
+    } finally {
+      times[label] = Math.round(performance.now() - t0);
+    }
+  };
+  const all = Promise.all([
+    build("disk corpus", () => buildDiskCorpus(join(scratch, "disk"), { loopDevices: root })),
+    build("util-linux 2.38.1 images (fetch + build)", async () =>
+      buildBlkidCorpus(await requireUtilLinuxBlkidImages(), join(scratch, "debian")),
+    ),
+    extraPresent
+      ? build("extra blkid images", () =>
+          buildBlkidCorpus(EXTRA_BLKID_IMAGES_DIR, join(scratch, "extra")),
+        )
+      : undefined,
+  ]);
+  building = all;
+  [diskPart, debianPart, extraPart] = await all;
+  console.info(`corpus build times (ms, built side by side): ${JSON.stringify(times)}`);
+}, 600_000);
+
+// Every build has ended before anything is removed (a build still writing into the
+// scratch folder made rm fail with ENOTEMPTY), and the built disks are detached first,
+// also when the beforeAll timed out before it could keep them.
+afterAll(async () => {
+  const [disk] = (await building) ?? [];
+  try {
+    if (disk?.ok) await disk.value.cleanup();
+  } finally {
+    if (dir) await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+  }
+}, 60_000);
+
+describe("disk corpus: the project's own built cases", () => {
+  // Each test takes the corpus itself: a build that failed fails every test with its error.
+  const corpus = (): DiskCorpus => take(diskPart, "the disk corpus (test/corpus/disk-corpus.ts)");
 
   afterAll(async () => {
-    try {
-      await corpus?.cleanup();
-      if (root && dir) expect(await loopsBackedBy(dir)).toEqual([]);
-    } finally {
-      if (dir) await rm(dir, { recursive: true, force: true });
-    }
+    if (diskPart?.ok) await diskPart.value.cleanup();
+    if (root && dir) expect(await loopsBackedBy(dir)).toEqual([]);
   }, 60_000);
 
   it("has every required case, with unique names", () => {
-    const names = corpus!.cases.map((c) => c.name);
+    const names = corpus().cases.map((c) => c.name);
     expect(new Set(names).size).toBe(names.length);
     expect(names.length).toBeGreaterThanOrEqual(25);
     for (const n of REQUIRED) expect(names, n).toContain(n);
   });
 
   it("every case is what its expectation says (checked with wipefs, sfdisk, sysfs, the bytes)", async () => {
-    const sigs = await wipefsMany(corpus!.cases.map((c) => c.path));
-    const results = await mapLimit(corpus!.cases, 4, async (c) => ({
+    const sigs = await wipefsMany(corpus().cases.map((c) => c.path));
+    const results = await mapLimit(corpus().cases, 4, async (c) => ({
       c,
       p: await problems(c, sigs.get(c.path)!),
     }));
@@ -310,7 +362,7 @@ describe("disk corpus", () => {
   }, 120_000);
 
   it("the checks bite: a wrong offset, a wrong type, a wrong end, a false blank are caught", async () => {
-    const ext4 = corpus!.cases.find((c) => c.name === "ext4")!;
+    const ext4 = corpus().cases.find((c) => c.name === "ext4")!;
     const sigs = (await wipefsMany([ext4.path])).get(ext4.path)!;
     const wrong = async (change: Partial<CorpusCase>): Promise<string[]> =>
       problems({ ...ext4, ...change }, sigs);
@@ -328,7 +380,7 @@ describe("disk corpus", () => {
   it.skipIf(!root)(
     "a build that fails halfway leaves no loop device and no mount behind",
     async () => {
-      const failDir = join(dir, "fail");
+      const failDir = join(dir!, "fail");
       // A file where the mount point must go: the mounted case fails after its loop device
       // (and the blank and read-only ones before it) are attached.
       await mkdir(join(failDir, "mnt"), { recursive: true });
@@ -348,7 +400,7 @@ describe("disk corpus", () => {
       "mdraid-1.2": "1.2",
     };
     for (const [name, version] of Object.entries(versions)) {
-      const c = corpus!.cases.find((x) => x.name === name)!;
+      const c = corpus().cases.find((x) => x.name === name)!;
       const { stdout } = await run("blkid", ["-p", "-o", "export", c.path]);
       expect(stdout, name).toContain("TYPE=linux_raid_member\n");
       expect(stdout, name).toContain(`VERSION=${version}\n`);
@@ -362,38 +414,15 @@ describe("disk corpus", () => {
 
   it("the ext4 inside a partition is there, at 1 MiB", async () => {
     for (const name of ["ext4-in-dos-partition", "ext4-in-gpt-partition"]) {
-      const c = corpus!.cases.find((x) => x.name === name)!;
+      const c = corpus().cases.find((x) => x.name === name)!;
       const { stdout } = await run("blkid", ["-p", "-o", "export", "--offset", "1048576", c.path]);
       expect(stdout, name).toContain("TYPE=ext4\n");
     }
   });
 
-  it("blkid corpus: every util-linux image, as it is and at both ends of a disk, is never blank", async () => {
-    const images = await listBlkidImages();
-    expect(images.length, BLKID_IMAGES_DIR).toBe(138);
-    const raw = blkidCases.filter((c) => c.name.endsWith("-raw"));
-    expect(raw.length).toBe(images.length);
-    const sigs = await wipefsMany(blkidCases.map((c) => c.path));
-    const results = await mapLimit(blkidCases, 4, async (c) => ({
-      c,
-      p: await problems(c, sigs.get(c.path)!),
-      sigs: sigs.get(c.path)!,
-    }));
-    const bad = results.filter((r) => r.p.length > 0).map((r) => `${r.c.name}: ${r.p.join("; ")}`);
-    expect(bad).toEqual([]);
-    for (const c of blkidCases) expect(acceptedVerdicts(c), c.name).not.toContain("blank");
-    const unseen = results.filter((r) => r.sigs.length === 0).map((r) => r.c.name);
-    console.info(
-      `blkid corpus: ${blkidCases.length} disks (${raw.length} raw, ` +
-        `${blkidCases.filter((c) => c.name.endsWith("-head")).length} head, ` +
-        `${blkidCases.filter((c) => c.name.endsWith("-tail")).length} tail); ` +
-        `wipefs sees no signature on ${unseen.length}: ${unseen.join(" ")}`,
-    );
-  }, 180_000);
-
   // The classifier itself, run as an operator runs it: the bundled command on every disk.
   it("liken-stick disks gives every corpus disk its expected verdict and reasons", async () => {
-    const cases = corpus!.cases;
+    const cases = corpus().cases;
     const r = await cli(["disks", "--json", ...cases.map((c) => c.path)]);
     expect(r.stderr).toBe("");
     const disks = JSON.parse(r.stdout) as { path: string; verdict: string; reasons: string[] }[];
@@ -409,16 +438,87 @@ describe("disk corpus", () => {
     }
     expect(wrong).toEqual([]);
   }, 120_000);
+});
 
-  it("liken-stick disks never calls a util-linux blkid image blank, as it is or at either end of a disk", async () => {
-    const r = await cli(["disks", "--json", ...blkidCases.map((c) => c.path)]);
+/**
+ * The tests of one set of util-linux blkid images: every image, as it is and at both ends
+ * of a disk, is what its case says and never blank, to wipefs and to `liken-stick disks`.
+ * `skip` is the reason to skip them (the set's folder is missing), logged once; a set that
+ * could not be built fails each test with its build error.
+ */
+function blkidImageTests(set: {
+  readonly label: string;
+  readonly images: () => Promise<string>;
+  readonly count: number | undefined;
+  readonly cases: () => CorpusCase[];
+  readonly skip?: string;
+}): void {
+  beforeAll(() => {
+    if (set.skip !== undefined) console.info(`${set.label}: skipped: ${set.skip}`);
+  });
+
+  it("every util-linux image, as it is and at both ends of a disk, is never blank", async (ctx) => {
+    ctx.skip(set.skip !== undefined, set.skip);
+    const cases = set.cases(); // a set that could not be built fails here, saying why
+    const imagesDir = await set.images();
+    const images = await listBlkidImages(imagesDir);
+    if (set.count !== undefined) expect(images.length, imagesDir).toBe(set.count);
+    expect(images.length, imagesDir).toBeGreaterThan(0);
+    const raw = cases.filter((c) => c.name.endsWith("-raw"));
+    expect(raw.length).toBe(images.length);
+    const sigs = await wipefsMany(cases.map((c) => c.path));
+    const results = await mapLimit(cases, 4, async (c) => ({
+      c,
+      p: await problems(c, sigs.get(c.path)!),
+      sigs: sigs.get(c.path)!,
+    }));
+    const bad = results.filter((r) => r.p.length > 0).map((r) => `${r.c.name}: ${r.p.join("; ")}`);
+    expect(bad).toEqual([]);
+    for (const c of cases) expect(acceptedVerdicts(c), c.name).not.toContain("blank");
+    const unseen = results.filter((r) => r.sigs.length === 0).map((r) => r.c.name);
+    console.info(
+      `${set.label}: ${cases.length} disks (${raw.length} raw, ` +
+        `${cases.filter((c) => c.name.endsWith("-head")).length} head, ` +
+        `${cases.filter((c) => c.name.endsWith("-tail")).length} tail); ` +
+        `wipefs sees no signature on ${unseen.length}: ${unseen.join(" ")}`,
+    );
+  }, 180_000);
+
+  it("liken-stick disks never calls a util-linux blkid image blank, as it is or at either end of a disk", async (ctx) => {
+    ctx.skip(set.skip !== undefined, set.skip);
+    const cases = set.cases(); // a set that could not be built fails here, saying why
+    const r = await cli(["disks", "--json", ...cases.map((c) => c.path)]);
     const disks = JSON.parse(r.stdout) as { path: string; verdict: string; reasons: string[] }[];
-    expect(disks.length).toBe(blkidCases.length);
-    const wrong = blkidCases
+    expect(disks.length).toBe(cases.length);
+    const wrong = cases
       .map((c) => ({ c, d: disks.find((x) => x.path === c.path)! }))
       .filter(({ c, d }) => !acceptedVerdicts(c).includes(d.verdict as never))
       .map(({ c, d }) => `${c.name}: ${d.verdict}`);
     expect(wrong).toEqual([]);
     expect(disks.filter((d) => d.verdict === "blank")).toEqual([]);
   }, 120_000);
+}
+
+describe("blkid corpus: util-linux 2.38.1's images, from Debian 12's source package", () => {
+  blkidImageTests({
+    label: "util-linux 2.38.1 blkid corpus",
+    images: () => requireUtilLinuxBlkidImages(),
+    count: utilLinuxLock.images,
+    cases: () =>
+      take(
+        debianPart,
+        "the util-linux 2.38.1 blkid images from Debian's source package (test/corpus/util-linux-source.ts)",
+      ),
+  });
+});
+
+describe(`blkid corpus: newer util-linux images (${extraDefault ? "../shared/corpus/util-linux-blkid" : "$LIKEN_EXTRA_BLKID_CORPUS"})`, () => {
+  blkidImageTests({
+    label: "newer blkid corpus",
+    images: async () => EXTRA_BLKID_IMAGES_DIR,
+    // ../shared/corpus/README.md: 129 file-system images and 9 partition tables
+    count: extraDefault ? 138 : undefined,
+    cases: () => take(extraPart, `the blkid images of ${EXTRA_BLKID_IMAGES_DIR}`),
+    ...(extraPresent ? {} : { skip: extraMissing }),
+  });
 });
