@@ -1,4 +1,4 @@
-// The boot agent's decisions (DESIGN.md section 5) as pure functions of what it observed:
+// The boot agent's decisions (docs/design.md section 5) as pure functions of what it observed:
 // which entry booted and whether it is a trial, what to do with the entries on the ESP, why
 // a trial was rejected, and whether the spec's release is staged. The agent (main.ts) does
 // the reading and the writing; everything it decides is decided here.
@@ -232,7 +232,7 @@ export function decideStaging(input: {
     return { staging: { kind: "pending", slot: other, version: target }, actions: unstage(target) };
   // The release is already on the machine: the other slot still holds it, proven before
   // (its entry has no counter, and staging removes a slot's entries before it writes a
-  // byte). A spec without a source names it (DESIGN.md section 5): its entry gets one try
+  // byte). A spec without a source names it (docs/rollback.md): its entry gets one try
   // again, and nothing is written to the slot.
   const kept = entries.find(
     (e) => e.slot === other && e.version === target && e.triesLeft === null,

@@ -1,4 +1,4 @@
-// Step 1 of the boot (DESIGN.md section 6): the kernel's crash records, which efi-pstore
+// Step 1 of the boot (docs/design.md section 6): the kernel's crash records, which efi-pstore
 // kept in the firmware's variable store through the reset, go into the crash journal; then
 // pstore is cleared so the firmware's space does not fill.
 import { open, readdir, readFile, stat, unlink } from "node:fs/promises";

@@ -1,4 +1,4 @@
-// A trial boot's health checks (DESIGN.md section 5, step 2): the slot holds the release
+// A trial boot's health checks (docs/design.md section 5, step 2): the slot holds the release
 // this kernel came with, byte for byte; the state partition mounted and takes writes; and
 // the release's own check. They run under a deadline, so a check that hangs fails the trial
 // instead of holding it forever.

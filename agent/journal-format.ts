@@ -1,4 +1,4 @@
-// The crash journal's records (DESIGN.md section 6), after the 4096-byte header that the
+// The crash journal's records (docs/design.md section 6), after the 4096-byte header that the
 // installer writes (installer/journal.ts). Each record starts on a 512-byte boundary:
 //
 //   0  "LIKENCR1"   magic

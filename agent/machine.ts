@@ -8,7 +8,7 @@ import type { Slot } from "./types.ts";
 
 const CONSOLES = ["/dev/tty0", "/dev/ttyS0"];
 
-/** One line on every console the command line names (DESIGN.md: the tests read the serial one). */
+/** One line on every console (docs/design.md section 2): the tests read the serial one. */
 export function say(line: string): void {
   for (const path of CONSOLES) {
     try {

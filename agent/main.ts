@@ -1,4 +1,4 @@
-// The boot agent of an installed machine (DESIGN.md section 5), started by the release's
+// The boot agent of an installed machine (docs/design.md section 5), started by the release's
 // /init once the state partition's disk is there. At every boot: (1) crash records from
 // pstore into the crash journal, (2) a trial boot's health checks, then bless or reject,
 // (3) a rejected trial's bookkeeping, (4) staging the spec's release into the other slot,
@@ -78,7 +78,7 @@ interface Boot {
   readonly journal: Partition;
   readonly slots: Readonly<Record<Slot, Partition>>;
   readonly partUuids: Readonly<Record<Slot, string>>;
-  /** A partition labelled LIKEN-UPDATE on any disk (DESIGN.md section 5). */
+  /** A partition labelled LIKEN-UPDATE on any disk (docs/rollback.md, Name the release to run). */
   readonly medium: Partition | undefined;
 }
 

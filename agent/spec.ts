@@ -1,6 +1,6 @@
-// Reads spec.toml (DESIGN.md section 5): `version`, and `source`, a release directory
-// relative to the spec's own folder. An update medium's spec wins over the state
-// partition's and is copied there.
+// Reads spec.toml (docs/rollback.md, Name the release to run): `version`, and `source`, a
+// release directory relative to the spec's own folder. An update medium's spec wins over
+// the state partition's and is copied there.
 import { readFile } from "node:fs/promises";
 import { dirname, isAbsolute, join, normalize } from "node:path";
 import TOML from "@iarna/toml";

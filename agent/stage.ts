@@ -1,4 +1,4 @@
-// Step 4 of the boot (DESIGN.md section 5): writes the spec's release into the slot that is
+// Step 4 of the boot (docs/design.md section 5): writes the spec's release into the slot that is
 // not running. The order keeps every instant safe: the slot's entries and release.toml go
 // first (a half-written slot is never bootable and reads empty), then the slot's data blocks
 // are written and read back, then its kernel and initrd, and its counted entry last. A power

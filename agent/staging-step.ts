@@ -1,4 +1,4 @@
-// Step 4 of the boot (DESIGN.md section 5): read the spec (an update medium's wins and is
+// Step 4 of the boot (docs/design.md section 5): read the spec (an update medium's wins and is
 // copied to the state partition), decide, and stage the release into the other slot.
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";

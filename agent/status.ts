@@ -1,4 +1,4 @@
-// The installed machine's status document (DESIGN.md section 7), built as a value: every
+// The installed machine's status document (docs/design.md section 7), built as a value: every
 // field a closed enum, a number, a version, a slot or a time, except the messages, which
 // are sanitized to one line. A condition keeps its lastTransitionTime while its status holds.
 import { sanitizeMessage } from "../common/sanitize.ts";

@@ -6,7 +6,7 @@ import type { EntryName } from "../installer/inspect/entry-name.ts";
 
 export type { Slot };
 
-/** Why a trial boot was rejected (DESIGN.md section 5). */
+/** Why a trial boot was rejected (docs/rollback.md, How a failed trial returns). */
 export type RejectionReason = "HealthCheckFailed" | "Crashed" | "NoBootComplete";
 
 /** Why the spec's release is not staged. */
@@ -55,7 +55,7 @@ export interface BootRecord {
 
 export const EMPTY_RECORD: BootRecord = { trial: null, rejection: null };
 
-/** A kernel crash as the crash journal keeps it (DESIGN.md section 6). */
+/** A kernel crash as the crash journal keeps it (docs/design.md section 6, docs/inspect.md). */
 export interface CrashRecord {
   /** A digest of the pstore text: the same crash is never appended twice. */
   readonly id: string;
@@ -70,7 +70,7 @@ export interface CrashRecord {
   readonly lines: readonly string[];
 }
 
-/** spec.toml (DESIGN.md section 5). */
+/** spec.toml (docs/rollback.md, Name the release to run). */
 export interface Spec {
   readonly version: string;
   /** A release directory, relative to the spec's own folder. */

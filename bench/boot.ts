@@ -1,7 +1,7 @@
 // Times the stick from QEMU's start to its menu on the serial console, and an installed
 // disk to its `liken 1.0.0 slot a up` (the boot agent done), against a bare kernel + busybox
 // initramfs booted through the same OVMF and systemd-boot, in the same run, and prints the
-// ratios (DESIGN.md section 10: at most 1.5) and the stick's size.
+// ratios (docs/design.md section 10: at most 1.5) and the stick's size.
 // Run: npm run bench:boot
 import { copyFile, mkdir, mkdtemp, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";

@@ -1,4 +1,4 @@
-// Times the image build (DESIGN.md section 10): a full build of release and stick with a
+// Times the image build (docs/design.md section 10): a full build of release and stick with a
 // warm package cache (target under 60 s), and a rebuild with nothing changed through the
 // build cache (target under 3 s). Run: npm run bench:build
 import { mkdtemp, rm } from "node:fs/promises";

@@ -1,5 +1,6 @@
 // Times `liken-stick disks --json` on 16 image files against `wipefs --no-act` on the same
-// files, in the same run, and prints the ratio (DESIGN.md section 10). Run: npm run bench:disks
+// files, in the same run, and prints the ratio (docs/design.md section 10).
+// Run: npm run bench:disks
 import { mkdtemp, rm, truncate } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,5 +1,5 @@
 // Times `liken-stick hwreport --json` against `inxi -F` and `lshw -json` on this machine, in
-// the same run, and prints both ratios (DESIGN.md section 10: at most half the time of
+// the same run, and prints both ratios (docs/design.md section 10: at most half the time of
 // inxi -F). systeminformation's getAllData is timed beside them, in this process. Then the
 // report inside the stick under QEMU (target under 1 s), beside `liken-stick --help` there,
 // which is what starting Node.js alone costs in the guest.

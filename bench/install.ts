@@ -1,6 +1,6 @@
 // Times an install of a release whose root filesystem holds 300 MiB of data into a 1 GiB
 // slot, against `bmaptool copy` of the same rootfs.img onto the same kind of target, in the
-// same run, and prints the ratios (DESIGN.md section 10; target: slot write at most 1.25).
+// same run, and prints the ratios (docs/design.md section 10; target: slot write at most 1.25).
 // Run: npm run bench:install
 import { mkdtemp, readFile, rm, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";

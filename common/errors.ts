@@ -1,5 +1,5 @@
 // Errors a person can meet. Each says what is wrong and what to do; one table maps the
-// kind of error to the exit code (DESIGN.md section 2: 0 done, 1 refused or failed, 2 usage).
+// kind of error to the exit code (docs/design.md section 2: 0 done, 1 refused or failed, 2 usage).
 
 export type ErrorKind =
   /** The command line is wrong: exit 2. */

@@ -20,7 +20,10 @@ import {
   type Problem,
 } from "./types.ts";
 
-/** How long a port may hold up a boot, waiting for its link (DESIGN.md, the boot agent). */
+/**
+ * How long a declared port may hold up a boot, waiting for its link. The boot agent does not
+ * wait for ports yet (PortsReady, docs/design.md section 12); the report states the limit.
+ */
 export const PORT_WAIT_SECONDS = 30;
 
 export interface ReportInput {

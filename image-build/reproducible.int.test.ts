@@ -1,4 +1,4 @@
-// Two builds from the same inputs are byte-identical (DESIGN.md section 8): fixed GUIDs,
+// Two builds from the same inputs are byte-identical (docs/design.md section 8): fixed GUIDs,
 // one timestamp everywhere, sorted archives, no random bytes.
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";

@@ -23,7 +23,10 @@ export function slotDir(slot: Slot): string {
   return `liken/${slot}`;
 }
 
-/** Console on the screen and the first serial port (DESIGN.md section 3), reboot 10 s after a panic. */
+/**
+ * Console on the screen and the first serial port (docs/design.md section 3), reboot 10 s
+ * after a panic.
+ */
 export function kernelOptions(slot: Slot, rootPartUuid: string): string {
   return `root=PARTUUID=${rootPartUuid.toLowerCase()} ro liken.slot=${slot} console=tty0 console=ttyS0,115200 panic=10`;
 }

@@ -1,4 +1,4 @@
-// Reads a release directory's release.toml (DESIGN.md section 4): the version and, for each
+// Reads a release directory's release.toml (docs/design.md section 4): the version and, for each
 // file, its size and sha256. Verifying the files against it is the installer's first step.
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";

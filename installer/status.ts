@@ -1,5 +1,6 @@
-// The installer's status document (DESIGN.md section 7): every field a closed enum, a number
-// or a name the manifest already constrains, except the sanitized one-line message.
+// The installer's status document (docs/design.md section 7; its reasons in docs/install.md):
+// every field a closed enum, a number or a name the manifest already constrains, except the
+// sanitized one-line message.
 import { readFile } from "node:fs/promises";
 import { sanitizeMessage } from "../common/sanitize.ts";
 

@@ -1,6 +1,6 @@
 // Builds small, real releases for the install tests: an erofs root filesystem holding
 // os-release and `dataBytes` of deterministic noise, stand-in kernel, initrd and boot
-// loader files, and a release.toml with every size and sha256 (DESIGN.md section 4).
+// loader files, and a release.toml with every size and sha256 (docs/design.md section 4).
 // The QEMU tests boot releases that `liken-stick release` builds; these only get written.
 import { createHash } from "node:crypto";
 import { mkdir, rm, truncate, writeFile } from "node:fs/promises";

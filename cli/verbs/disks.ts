@@ -24,7 +24,11 @@ may write each one. Nothing is written.
 
 REASONS say why; docs/disks.md explains each and what to do.`,
   options: [
-    { name: "json", type: "boolean", summary: "print JSON for programs (DESIGN.md section 2)" },
+    {
+      name: "json",
+      type: "boolean",
+      summary: "print JSON for programs (docs/design.md section 2)",
+    },
   ],
   async run(args, io) {
     const found = await inventoryDisks(args.operands);

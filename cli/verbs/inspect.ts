@@ -19,7 +19,7 @@ A disk without a valid liken claim is refused. On a partial install, or where a
 part cannot be read, that part is shown as missing and named under Problems.
 docs/inspect.md explains each field and what to do about a problem.`,
   options: [
-    { name: "json", type: "boolean", summary: "print JSON for programs (DESIGN.md section 2)" },
+    { name: "json", type: "boolean", summary: "print JSON for programs (docs/inspect.md)" },
   ],
   async run(args, io) {
     const inspection = await inspectDisk(args.operands[0] as string);

@@ -1,7 +1,7 @@
 // The kernel modules an initramfs carries: parsed from the unpacked kernel package's
 // indexes (modules.dep, modules.alias, modules.softdep, modules.builtin, modules.order),
 // closed over their dependencies, and written out as the boot-modules.json value of
-// DESIGN.md section 4, with the alias table that turns a device's modalias into a driver.
+// docs/design.md section 4, with the alias table that turns a device's modalias into a driver.
 import { copyFile, mkdir, readdir, readFile, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { LikenError } from "../../common/errors.ts";
@@ -31,7 +31,7 @@ export interface ModuleIndex {
   readonly order: ReadonlyMap<string, number>;
 }
 
-/** The boot-modules.json value (DESIGN.md section 4). */
+/** The boot-modules.json value (docs/design.md section 4). */
 export interface BootModules {
   readonly kernel: string;
   readonly modules: readonly ModuleEntry[];
@@ -83,7 +83,7 @@ export const STICK_NAMED_MODULES: readonly string[] = [
   "nls_ascii",
   "ext4",
   "erofs",
-  // crash records and the watchdog (DESIGN.md sections 5 and 6)
+  // crash records and the watchdog (docs/design.md sections 5 and 6)
   "efivarfs",
   "efi_pstore",
   "pstore_blk",

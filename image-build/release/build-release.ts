@@ -1,4 +1,4 @@
-// `liken-stick release`: builds an installable release (DESIGN.md section 4) from the pinned
+// `liken-stick release`: builds an installable release (docs/design.md section 4) from the pinned
 // Debian inputs: the kernel, an initramfs holding the boot agent and the modules the boot
 // path may load, the root filesystem image (erofs), systemd-boot, boot-modules.json and
 // release.toml. Test releases take fault knobs and can leave modules out.

@@ -1,4 +1,4 @@
-// Writes release.toml (DESIGN.md section 4): the version, the kernel version, and the size
+// Writes release.toml (docs/design.md section 4): the version, the kernel version, and the size
 // and sha256 of every file, which the installer verifies before it writes anything.
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";

@@ -1,4 +1,4 @@
-// `liken-stick image`: builds the stick (DESIGN.md section 8): a GPT image whose ESP holds
+// `liken-stick image`: builds the stick (docs/design.md section 8): a GPT image whose ESP holds
 // systemd-boot, the kernel and the stick's initramfs (busybox, Node.js, the bundled app,
 // the installer's tools and their libraries, every storage, USB and NIC driver), and whose
 // payload partition holds the manifest, the release and their checksums. Every GUID and

@@ -63,7 +63,7 @@ export interface ClaimSummary {
   readonly createdAt: string;
 }
 
-/** A classified disk: the `disks --json` contract (DESIGN.md section 2). */
+/** A classified disk: the `disks --json` contract (docs/design.md section 2). */
 export interface Disk {
   readonly path: string;
   readonly size: number;

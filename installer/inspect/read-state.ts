@@ -2,7 +2,7 @@
 import { readExt4File } from "../../tools/debugfs.ts";
 import { STATE_FILES } from "../state.ts";
 
-/** Where the installed machine's boot agent writes its status document (DESIGN.md section 7). */
+/** Where the installed machine's boot agent writes its status document (docs/rollback.md). */
 export const MACHINE_STATUS_FILE = "status/status.json";
 
 export interface StateFiles {

@@ -1,4 +1,4 @@
-// What `inspect` reads from an installed disk: the `inspect --json` contract (DESIGN.md
+// What `inspect` reads from an installed disk: the `inspect --json` contract (docs/design.md
 // section 2), and docs/inspect.md field by field. Absent or unreadable parts are null.
 import type { CrashRecord } from "../../agent/types.ts";
 import type { Slot } from "../boot-entries.ts";
@@ -65,7 +65,7 @@ export interface Inspection {
   /** Files in the ESP's loader/entries, by name; null when the ESP cannot be read. */
   readonly entries: readonly InspectedEntry[] | null;
   readonly loaderConf: string | null;
-  /** The installed machine's status/status.json (DESIGN.md section 7); null before its first boot. */
+  /** The machine's status/status.json (docs/design.md section 7); null before its first boot. */
   readonly status: Document | null;
   /** status/installer.json: the installer's status document. */
   readonly installer: Document | null;
