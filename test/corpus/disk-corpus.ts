@@ -1,4 +1,4 @@
-// A corpus of disks for the blank-disk classifier (DESIGN section 2, `disks --json`): every
+// A corpus of disks for the blank-disk classifier (docs/disks.md, `disks --json`): every
 // kind of data a disk may hold, each written by the tool that owns the format, plus the
 // disks that are blank and the ones that are ineligible. Image files are sparse, so the
 // whole corpus costs a few tens of MiB on the file system however large the disks claim
