@@ -3,7 +3,7 @@
 // why a trial is reported as rejected, and whether the spec's release is staged.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseEntryName } from "../installer/inspect/entry-name.ts";
+import { parseEntryName } from "../formats/entry-name.ts";
 import {
   type BootFacts,
   blessActions,

@@ -2,8 +2,8 @@
 // which entry booted and whether it is a trial, what to do with the entries on the ESP, why
 // a trial was rejected, and whether the spec's release is staged. The agent (main.ts) does
 // the reading and the writing; everything it decides is decided here.
-import type { EntryRank } from "../installer/boot-entries.ts";
-import { parseEntryName } from "../installer/inspect/entry-name.ts";
+import type { EntryRank } from "../formats/boot-entries.ts";
+import { parseEntryName } from "../formats/entry-name.ts";
 import type {
   BootRecord,
   CrashRecord,

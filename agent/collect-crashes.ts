@@ -3,9 +3,9 @@
 // pstore is cleared so the firmware's space does not fill.
 import { open, readdir, readFile, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { appendCrashes, readJournal } from "../formats/journal-io.ts";
 import { mount } from "../tools/mount.ts";
 import { crashesFromPstore, type PstoreFile } from "./crash-parse.ts";
-import { appendCrashes, readJournal } from "./journal-io.ts";
 import { type Partition, step } from "./machine.ts";
 import { PSTORE } from "./state-files.ts";
 import type { CrashRecord } from "./types.ts";

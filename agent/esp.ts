@@ -3,8 +3,8 @@
 // and the directory is synced, so an entry is either there whole or not there.
 import { copyFile, mkdir, open, readdir, rename, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { entryText, slotDir } from "../installer/boot-entries.ts";
-import { parseEntryName } from "../installer/inspect/entry-name.ts";
+import { entryText, slotDir } from "../formats/boot-entries.ts";
+import { parseEntryName } from "../formats/entry-name.ts";
 import type { EntryAction } from "./boot-plan.ts";
 import type { Entry, Slot } from "./types.ts";
 

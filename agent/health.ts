@@ -5,9 +5,9 @@
 import { writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
-import { slotDir } from "../installer/boot-entries.ts";
-import { requireRelease } from "../installer/release.ts";
-import { hashRegion } from "../installer/write-image.ts";
+import { slotDir } from "../formats/boot-entries.ts";
+import { requireRelease } from "../formats/release.ts";
+import { hashRegion } from "../formats/write-image.ts";
 import type { Partition } from "./machine.ts";
 import type { Slot } from "./types.ts";
 

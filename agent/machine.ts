@@ -3,7 +3,7 @@
 // their GPTs, so no tool guesses), and the watchdog.
 import { closeSync, openSync, writeSync } from "node:fs";
 import { open, readdir, readFile } from "node:fs/promises";
-import { parseGpt } from "../installer/gpt.ts";
+import { parseGpt } from "../formats/gpt.ts";
 import type { Slot } from "./types.ts";
 
 const CONSOLES = ["/dev/tty0", "/dev/ttyS0"];

@@ -4,7 +4,7 @@
 import { readFile } from "node:fs/promises";
 import { dirname, isAbsolute, join, normalize } from "node:path";
 import TOML from "@iarna/toml";
-import { isVersion } from "../manifest/names.ts";
+import { isVersion } from "../common/names.ts";
 import type { SpecReading } from "./boot-plan.ts";
 
 export interface SpecFile {

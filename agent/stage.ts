@@ -5,8 +5,8 @@
 // loss anywhere leaves the proven slot to boot, and the next boot starts the staging over.
 import { open } from "node:fs/promises";
 import { LikenError } from "../common/errors.ts";
-import { requireRelease, verifyRelease } from "../installer/release.ts";
-import { hashRegion, writeImage } from "../installer/write-image.ts";
+import { requireRelease, verifyRelease } from "../formats/release.ts";
+import { hashRegion, writeImage } from "../formats/write-image.ts";
 import { type StagingDecision, stagedEntry } from "./boot-plan.ts";
 import { applyEntryActions, forgetSlot, installSlotFiles } from "./esp.ts";
 import type { Partition } from "./machine.ts";

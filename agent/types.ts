@@ -1,9 +1,10 @@
 // The boot agent's values: what it observed at this boot, what it keeps on the state
 // partition between boots, and what it decided. Plain data, so the decisions are pure
 // functions (boot-plan.ts, status.ts) and tests need no machine.
-import type { Slot } from "../installer/boot-entries.ts";
-import type { EntryName } from "../installer/inspect/entry-name.ts";
+import type { Slot } from "../formats/boot-entries.ts";
+import type { EntryName } from "../formats/entry-name.ts";
 
+export type { CrashRecord } from "../formats/journal-records.ts";
 export type { Slot };
 
 /** Why a trial boot was rejected (docs/rollback.md, How a failed trial returns). */
@@ -54,21 +55,6 @@ export interface BootRecord {
 }
 
 export const EMPTY_RECORD: BootRecord = { trial: null, rejection: null };
-
-/** A kernel crash as the crash journal keeps it (docs/design.md section 6, docs/inspect.md). */
-export interface CrashRecord {
-  /** A digest of the pstore text: the same crash is never appended twice. */
-  readonly id: string;
-  readonly time: string;
-  /** The boot that crashed, from the line the agent writes to the kernel log; "" when absent. */
-  readonly bootId: string;
-  readonly release: string | null;
-  readonly slot: Slot | null;
-  /** The kernel's reason word: Panic, Oops, Emergency, ... */
-  readonly kind: string;
-  /** The kernel's last lines, ending at `Kernel panic - not syncing` and a few after. */
-  readonly lines: readonly string[];
-}
 
 /** spec.toml (docs/rollback.md, Name the release to run). */
 export interface Spec {

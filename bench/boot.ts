@@ -11,13 +11,12 @@ import { buildFatImage } from "../image-build/fat-image.ts";
 import { buildGptImage } from "../image-build/gpt-image.ts";
 import { buildInitramfs } from "../image-build/initramfs.ts";
 import { requireUnpackedInputs } from "../image-build/unpacked.ts";
-import { bundle } from "../scripts/bundle.mjs";
-import { cli } from "../test/cli.ts";
+import { bundleTestCommand, cli } from "../test/cli.ts";
 import { startVm, stopAllVms } from "../test/qemu/harness.ts";
 
 const RUNS = 3;
 // test/cli.ts runs the test bundle, which only the test run builds otherwise.
-await bundle({ testHooks: true });
+await bundleTestCommand();
 const dir = await mkdtemp(join(tmpdir(), "liken-bench-boot-"));
 
 async function bareImage(): Promise<string> {

@@ -4,7 +4,7 @@
 import { mkdtemp, rm, truncate } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bundle } from "../scripts/bundle.mjs";
+import { bundleCommand } from "../image-build/bundle.ts";
 import { run } from "../tools/exec.ts";
 
 const RUNS = 7;
@@ -22,7 +22,7 @@ async function median(fn: () => Promise<unknown>): Promise<number> {
 
 const dir = await mkdtemp(join(tmpdir(), "liken-bench-disks-"));
 try {
-  await bundle();
+  await bundleCommand();
   const files: string[] = [];
   for (let i = 0; i < 16; i++) {
     const file = join(dir, `disk${i}.img`);

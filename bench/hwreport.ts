@@ -7,8 +7,8 @@
 
 import { join } from "node:path";
 import si from "systeminformation";
+import { bundleCommand } from "../image-build/bundle.ts";
 import { cachedRelease, cachedStick } from "../image-build/cached-build.ts";
-import { bundle } from "../scripts/bundle.mjs";
 import { shell, waitForShell } from "../test/qemu/guest-shell.ts";
 import { startVm, stopAllVms } from "../test/qemu/harness.ts";
 import { run } from "../tools/exec.ts";
@@ -26,7 +26,7 @@ async function median(fn: () => Promise<unknown>): Promise<number> {
   return times.sort((a, b) => a - b)[Math.floor(RUNS / 2)] as number;
 }
 
-await bundle();
+await bundleCommand();
 const ours = await median(() => run(process.execPath, [BUNDLE, "hwreport", "--json"]));
 // inxi -F exits 0; -c0 drops colours, --tty keeps it from asking for a terminal.
 const inxi = await median(() => run("inxi", ["-F", "-c0", "--tty"], { timeoutMs: 120_000 }));

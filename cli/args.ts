@@ -2,12 +2,9 @@
 // value is a usage error that names the verb's --help.
 import { parseArgs } from "node:util";
 import { usageError } from "../common/errors.ts";
-import type { Verb } from "./verb.ts";
+import type { ParsedArgs, Verb } from "./verb.ts";
 
-export interface ParsedArgs {
-  readonly operands: readonly string[];
-  readonly options: Readonly<Record<string, string | boolean | readonly string[] | undefined>>;
-}
+export type { ParsedArgs };
 
 export function parseVerbArgs(verb: Verb, argv: readonly string[]): ParsedArgs {
   const name = verb.words.join(" ");

@@ -2,7 +2,7 @@
 // one line on stderr and an exit code.
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { exitCodeFor, LikenError, usageError } from "../common/errors.ts";
+import { exitCodeFor, LikenError, oneLine, usageError } from "../common/errors.ts";
 import { nearest } from "../common/nearest.ts";
 import pkg from "../package.json" with { type: "json" };
 import { parseVerbArgs } from "./args.ts";
@@ -64,14 +64,11 @@ function findVerb(argv: readonly string[]): Verb {
 }
 
 function messageOf(error: unknown): string {
-  if (error instanceof LikenError) return error.message;
-  if (error instanceof Error) {
-    // An unexpected error: keep its whole chain of causes on the one line.
-    const chain: string[] = [];
-    for (let e: unknown = error; e instanceof Error; e = e.cause) chain.push(e.message);
-    return `${chain.join(": ")} (this may be a bug in liken-stick: please report it with this line)`;
-  }
-  return String(error);
+  const line = oneLine(error);
+  // An unexpected error: its chain of causes, and who to tell.
+  if (!(error instanceof LikenError) && error instanceof Error)
+    return `${line} (this may be a bug in liken-stick: please report it with this line)`;
+  return line;
 }
 
 // Run when executed as a program (the bin script, or the bundle), not when imported by tests.

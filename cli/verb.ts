@@ -1,5 +1,10 @@
 // What a verb of `liken-stick` is: its words, its help, its options and what it runs.
-import type { ParsedArgs } from "./args.ts";
+
+/** A verb's command line, parsed (cli/args.ts). */
+export interface ParsedArgs {
+  readonly operands: readonly string[];
+  readonly options: Readonly<Record<string, string | boolean | readonly string[] | undefined>>;
+}
 
 export interface OptionSpec {
   readonly name: string;

@@ -33,3 +33,17 @@ export function usageError(what: string, hint: string): LikenError {
 export function exitCodeFor(error: unknown): number {
   return error instanceof LikenError ? EXIT_CODES[error.kind] : 1;
 }
+
+/**
+ * Any thrown value as one line: a LikenError says what is wrong and what to do; any other
+ * error keeps its whole chain of causes.
+ */
+export function oneLine(error: unknown): string {
+  if (error instanceof LikenError) return error.message;
+  if (error instanceof Error) {
+    const chain: string[] = [];
+    for (let e: unknown = error; e instanceof Error; e = e.cause) chain.push(e.message);
+    return chain.join(": ");
+  }
+  return String(error);
+}

@@ -7,13 +7,13 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { BootModules } from "../image-build/inputs/modules.ts";
-import { classifyDisk } from "../installer/disks/classify.ts";
-import type { ContentProbe, Disk, DiskFacts, MissingModules } from "../installer/disks/index.ts";
-import { bootPathOf, busOf, judgeChain, missingOf, modulesOf } from "./boot-path.ts";
-import { findMissingDrivers } from "./missing-drivers.ts";
+import type { BootModules } from "../formats/boot-modules.ts";
+import { bootPathOf, busOf, judgeChain, missingOf, modulesOf } from "../hardware/boot-path.ts";
+import { classifyDisk } from "../hardware/disks/classify.ts";
+import type { ContentProbe, Disk, DiskFacts, MissingModules } from "../hardware/disks/index.ts";
+import { findMissingDrivers } from "../hardware/missing-drivers.ts";
+import { findDisks, findNics } from "../hardware/sysfs.ts";
 import { buildReport } from "./report.ts";
-import { findDisks, findNics } from "./sysfs.ts";
 
 const FIXTURES = new URL("./fixtures/", import.meta.url).pathname;
 const ROOT = join(FIXTURES, "qemu-q35");

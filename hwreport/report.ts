@@ -2,14 +2,21 @@
 // layout, put together. Reading is here; judging is in boot-path.ts and plan-layout.ts, and
 // rendering in render.ts, so the same value feeds the text, --json and the saved copy.
 import { randomUUID } from "node:crypto";
-import type { BootModules } from "../image-build/inputs/modules.ts";
-import { inventoryDisks, type MissingModules } from "../installer/disks/index.ts";
-import type { Disk } from "../installer/disks/types.ts";
+import type { BootModules } from "../formats/boot-modules.ts";
+import {
+  type BootPath,
+  bootPathOf,
+  busOf,
+  judgeChain,
+  missingOf,
+  modulesOf,
+} from "../hardware/boot-path.ts";
+import { inventoryDisks, type MissingModules } from "../hardware/disks/index.ts";
+import type { Disk } from "../hardware/disks/types.ts";
+import { findDisks, findNics } from "../hardware/sysfs.ts";
 import { planLayout } from "../installer/plan/plan-layout.ts";
 import type { Manifest } from "../manifest/types.ts";
-import { type BootPath, bootPathOf, busOf, judgeChain, missingOf, modulesOf } from "./boot-path.ts";
 import { type Inventory, readInventory } from "./inventory.ts";
-import { findDisks, findNics } from "./sysfs.ts";
 import {
   type DiskReport,
   HWREPORT_SCHEMA,

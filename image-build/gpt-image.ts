@@ -1,7 +1,7 @@
 // A disk image from partition images: a GPT with fixed GUIDs, then each image's data blocks
 // at its partition's offset. Used for the stick.
 import { open, rm, stat, truncate, writeFile } from "node:fs/promises";
-import { writeImage } from "../installer/write-image.ts";
+import { writeImage } from "../formats/write-image.ts";
 import { writeGpt } from "../tools/sfdisk.ts";
 
 const MIB = 1024 * 1024;

@@ -3,11 +3,12 @@
 // LUKS and ZFS headers live), then the table and the claim (the disk's first and last
 // MiB). Until that last step the claim stays valid, so an interrupted erase leaves a liken
 // disk that the same wipe finishes.
+
+import { CLAIM_SIZE, claimTailOffset } from "../formats/claim.ts";
+import type { Gpt } from "../formats/gpt.ts";
+import { zeroRegion } from "../formats/write-image.ts";
 import { discardRange } from "../tools/blkdiscard.ts";
-import { CLAIM_SIZE, claimTailOffset } from "./claim.ts";
-import type { Gpt } from "./gpt.ts";
 import type { DiskHandle } from "./lock.ts";
-import { zeroRegion } from "./write-image.ts";
 
 const MIB = 1024 * 1024;
 

@@ -3,10 +3,16 @@
 // data blocks into the ESP partition.
 import { truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import {
+  entryFileName,
+  entryText,
+  loaderConf,
+  type Slot,
+  slotDir,
+} from "../formats/boot-entries.ts";
+import type { ReleaseInfo } from "../formats/release.ts";
 import { makeVfat } from "../tools/mkfs.ts";
 import { copyIntoFat, makeFatDirs } from "../tools/mtools.ts";
-import { entryFileName, entryText, loaderConf, type Slot, slotDir } from "./boot-entries.ts";
-import type { ReleaseInfo } from "./release.ts";
 
 export interface EspInput {
   readonly image: string;

@@ -3,24 +3,26 @@
 // `liken` (partial): the claim goes first and its complete flag last, and a second run of
 // the same install redoes every step with the same bytes.
 import { randomUUID } from "node:crypto";
+import { channel } from "node:diagnostics_channel";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeFileAtomic } from "../common/atomic-file.ts";
 import { LikenError } from "../common/errors.ts";
-import { missingDriversOf } from "../hwreport/missing-drivers.ts";
+import { CLAIM_HEAD_OFFSET, type Claim, claimTailOffset, encodeClaim } from "../formats/claim.ts";
+import { parseGpt } from "../formats/gpt.ts";
+import { journalHeader } from "../formats/journal-header.ts";
+import { type ReleaseInfo, requireRelease, verifyRelease } from "../formats/release.ts";
+import { hashRegion, writeImage, zeroRegion } from "../formats/write-image.ts";
+import { type Disk, inventoryDisks, type MissingModules } from "../hardware/disks/index.ts";
+import { missingDriversOf } from "../hardware/missing-drivers.ts";
 import type { Manifest } from "../manifest/types.ts";
 import { writeGpt } from "../tools/sfdisk.ts";
-import { CLAIM_HEAD_OFFSET, type Claim, claimTailOffset, encodeClaim } from "./claim.ts";
-import { type Disk, inventoryDisks, type MissingModules } from "./disks/index.ts";
 import { eraseDisk } from "./erase.ts";
 import { buildEsp } from "./esp.ts";
-import { parseGpt } from "./gpt.ts";
-import { journalHeader } from "./journal.ts";
 import { type DiskHandle, lockDisk } from "./lock.ts";
 import { planLayout } from "./plan/plan-layout.ts";
 import type { Layout, PlannedDisk, PlannedPartition } from "./plan/types.ts";
-import { type ReleaseInfo, requireRelease, verifyRelease } from "./release.ts";
 import { buildState } from "./state.ts";
 import {
   type InstallerStatus,
@@ -28,8 +30,6 @@ import {
   installerStatus,
   readBootId,
 } from "./status.ts";
-import { killPoint } from "./test-hooks.ts";
-import { hashRegion, writeImage, zeroRegion } from "./write-image.ts";
 
 const MIB = 1024 * 1024;
 
@@ -46,6 +46,16 @@ export type InstallStep =
   | "storage"
   | "state"
   | "complete";
+
+/**
+ * Where each step is published as it begins, its status document written: for whoever
+ * watches from inside the process (node:diagnostics_channel; the install tests' kill points).
+ */
+export const INSTALL_STEP_CHANNEL = "liken:install:step";
+export interface InstallStepMessage {
+  readonly step: InstallStep;
+}
+const step$ = channel(INSTALL_STEP_CHANNEL);
 
 export type InstallEvent =
   | { readonly type: "step"; readonly step: InstallStep; readonly what: string }
@@ -163,7 +173,7 @@ class InstallRun {
     this.step = step;
     this.request.onEvent?.({ type: "step", step, what });
     await this.writeStatus("Installing", "", what);
-    killPoint(step);
+    if (step$.hasSubscribers) step$.publish({ step } satisfies InstallStepMessage);
     const result = await body().catch((error: unknown) => {
       if (error instanceof LikenError) throw error;
       throw new LikenError(

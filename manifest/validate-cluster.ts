@@ -1,7 +1,8 @@
 // The top of the manifest: which cluster, and which release it installs.
+
+import { dnsLabelHint, isDnsLabel, isVersion } from "../common/names.ts";
 import type { Check } from "./check.ts";
 import { RELEASE_KEYS } from "./keys.ts";
-import { dnsLabelHint, isDnsLabel, isVersion } from "./names.ts";
 import { isTable, type TomlTable } from "./toml-values.ts";
 
 export function readCluster(ck: Check, doc: TomlTable): string | undefined {

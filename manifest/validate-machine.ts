@@ -1,8 +1,14 @@
 // One [[machines]] entry: its name, role, ports, system disk and reboot policy.
+
+import {
+  dnsLabelHint,
+  INTERFACE_NAME_RULE,
+  interfaceNameProblem,
+  isDnsLabel,
+} from "../common/names.ts";
 import type { Check } from "./check.ts";
 import { MACHINE_KEYS, MACHINE_ROLES, REBOOT_POLICIES } from "./keys.ts";
 import type { KeyPath } from "./locate.ts";
-import { dnsLabelHint, INTERFACE_NAME_RULE, interfaceNameProblem, isDnsLabel } from "./names.ts";
 import { allowedHint } from "./suggest.ts";
 import type { TomlTable } from "./toml-values.ts";
 import type { DiskSelector, Machine, MachineRole, RebootPolicy } from "./types.ts";

@@ -1,8 +1,9 @@
 // [[storage]]: the partitions for the cluster's data, each labelled liken-<role>.
+
+import { dnsLabelHint, isDnsLabel } from "../common/names.ts";
 import type { Check } from "./check.ts";
 import { readSize } from "./check-size.ts";
 import { STORAGE_KEYS, STORAGE_ROLE_MAX_LENGTH, SYSTEM_PARTITION_NAMES } from "./keys.ts";
-import { dnsLabelHint, isDnsLabel } from "./names.ts";
 import { MINIMUMS } from "./size.ts";
 import { isTable, type TomlTable } from "./toml-values.ts";
 import type { StorageRole } from "./types.ts";

@@ -1,13 +1,11 @@
 // The menu running: reads the machine, draws the model, feeds it keys and the installer's
 // events, and runs the effects it asks for (install, hardware report, shell, power off).
 // It ends only through Power off; a failed install holds the console on its screen.
-import type { ParsedArgs } from "../cli/args.ts";
-import type { Io, Verb } from "../cli/verb.ts";
-import { LikenError } from "../common/errors.ts";
+import { LikenError, oneLine } from "../common/errors.ts";
+import { produceReport, renderReport } from "../hwreport/index.ts";
 import { install } from "../installer/install.ts";
 import type { Manifest } from "../manifest/index.ts";
 import { loadMenuData, type MenuSources } from "./data.ts";
-import { describeError } from "./errors.ts";
 import { readIdentity } from "./identity.ts";
 import { initModel, update } from "./model.ts";
 import { findTtyPath, powerOff, runShell } from "./system.ts";
@@ -25,10 +23,8 @@ export interface MenuOptions {
   readonly statusFile: string;
   /** The manifest's warnings, one line each. */
   readonly warnings: readonly string[];
-  /** The hardware report verb, when the command has one. */
-  readonly hwreport?: Verb;
-  /** Argument lists for the hardware report verb, by option name. */
-  readonly hwreportArgs: (verb: Verb) => ParsedArgs;
+  /** Where each hardware report shown is saved too (the stick's payload), if anywhere. */
+  readonly reportDir?: string;
   /** LIKEN_STICK=1: Power off powers off; elsewhere it ends the menu. */
   readonly onStick: boolean;
   readonly input: TtyInput;
@@ -45,7 +41,7 @@ export async function runMenu(options: MenuOptions): Promise<number> {
     paths: options.paths,
     identity: await readIdentity(),
     warnings: options.warnings,
-    features: { hwreport: options.hwreport !== undefined, shell: tty !== undefined },
+    features: { hwreport: true, shell: tty !== undefined },
   };
   let data = await loadMenuData(sources);
   const size = await terminalSize(options.input, options.output);
@@ -89,7 +85,7 @@ export async function runMenu(options: MenuOptions): Promise<number> {
     const reload = async (): Promise<MenuData> => {
       data = await loadMenuData(sources, data).catch((error: unknown) => ({
         ...data,
-        disksProblem: describeError(error),
+        disksProblem: oneLine(error),
       }));
       return data;
     };
@@ -119,7 +115,7 @@ export async function runMenu(options: MenuOptions): Promise<number> {
             },
             async (error: unknown) => {
               const fresh = await reload();
-              dispatch({ type: "install-failed", error: describeError(error), data: fresh });
+              dispatch({ type: "install-failed", error: oneLine(error), data: fresh });
             },
           );
           return;
@@ -135,7 +131,7 @@ export async function runMenu(options: MenuOptions): Promise<number> {
                 dispatch({ type: "refreshed", data: await reload() });
                 dispatch({
                   type: "notice",
-                  lines: ["The shell did not start:", describeError(error)],
+                  lines: ["The shell did not start:", oneLine(error)],
                 });
               },
             );
@@ -155,7 +151,7 @@ export async function runMenu(options: MenuOptions): Promise<number> {
             (error: unknown) =>
               dispatch({
                 type: "notice",
-                lines: ["The machine could not power off:", describeError(error)],
+                lines: ["The machine could not power off:", oneLine(error)],
               }),
           );
           return;
@@ -171,16 +167,17 @@ export async function runMenu(options: MenuOptions): Promise<number> {
   });
 }
 
-// The hardware report verb run in-process, its output captured for the report screen.
+// The hardware report for the report screen: the text `liken-stick hwreport` prints, and
+// the reason when its copy on the stick could not be saved.
 async function report(options: MenuOptions): Promise<string> {
-  const verb = options.hwreport;
-  if (!verb) return "";
-  const chunks: string[] = [];
-  const io: Io = { out: (t) => chunks.push(t), err: (t) => chunks.push(t) };
   try {
-    await verb.run(options.hwreportArgs(verb), io);
+    const { report, notSaved } = await produceReport({
+      manifest: options.manifest,
+      releaseDir: options.releaseDir,
+      ...(options.reportDir ? { saveDir: options.reportDir } : {}),
+    });
+    return `${renderReport(report)}${notSaved ? `${oneLine(notSaved)}\n` : ""}`;
   } catch (error) {
-    chunks.push(`${error instanceof LikenError ? "" : "error: "}${describeError(error)}\n`);
+    return `${error instanceof LikenError ? "" : "error: "}${oneLine(error)}\n`;
   }
-  return chunks.join("");
 }

@@ -2,12 +2,12 @@
 // and of wipe and reinstall as for every machine of the manifest. Read at start, after
 // every install and after the shell (the operator may have changed a disk there).
 import { randomUUID } from "node:crypto";
-import { releaseMissingDrivers } from "../hwreport/missing-drivers.ts";
-import { inventoryDisks } from "../installer/disks/index.ts";
+import { oneLine } from "../common/errors.ts";
+import { requireRelease } from "../formats/release.ts";
+import { inventoryDisks } from "../hardware/disks/index.ts";
+import { releaseMissingDrivers } from "../hardware/missing-drivers.ts";
 import { planLayout } from "../installer/plan/plan-layout.ts";
-import { requireRelease } from "../installer/release.ts";
 import type { Manifest } from "../manifest/index.ts";
-import { describeError } from "./errors.ts";
 import type { Identity, MachinePlans, MenuData } from "./types.ts";
 
 export interface MenuSources {
@@ -24,7 +24,7 @@ export async function loadMenuData(src: MenuSources, previous?: MenuData): Promi
   const { manifest } = src;
   const release = await requireRelease(src.releaseDir).then(
     (r) => ({ ok: true as const, release: r }),
-    (error: unknown) => ({ ok: false as const, problem: describeError(error) }),
+    (error: unknown) => ({ ok: false as const, problem: oneLine(error) }),
   );
   let releaseProblem = release.ok ? undefined : release.problem;
   if (release.ok && release.release.version !== manifest.release.version) {
@@ -36,7 +36,7 @@ export async function loadMenuData(src: MenuSources, previous?: MenuData): Promi
     (disks) => ({ disks, problem: undefined }),
     (error: unknown) => {
       if (!previous) throw error;
-      return { disks: previous.disks, problem: describeError(error) };
+      return { disks: previous.disks, problem: oneLine(error) };
     },
   );
   const plans: Record<string, MachinePlans> = {};

@@ -2,7 +2,7 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, truncate, writeFile } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cli } from "../test/cli.ts";
+import { BUNDLE, cli } from "../test/cli.ts";
 import { contentDigest } from "../test/disk-files.ts";
 import { makeTestRelease } from "../test/release-fixture.ts";
 import { run } from "../tools/exec.ts";
@@ -15,7 +15,6 @@ import {
   type TmuxServer,
 } from "../tools/tmux.ts";
 
-const BUNDLE = new URL("../dist/liken-stick-test.mjs", import.meta.url).pathname;
 const MANIFEST = "test/fixtures/manifests/good/small.toml";
 const MIB = 1024 * 1024;
 const DEADLINE_MS = 30_000;

@@ -1,10 +1,8 @@
 // The menu's state machine and its screens, without a terminal: every screen, every key
 // path, and that every frame fits the console.
 import { describe, expect, it } from "vitest";
-import { renderDisks } from "../installer/disks/render.ts";
+import { renderDisks } from "../hardware/disks/render.ts";
 import type { Machine } from "../manifest/index.ts";
-import { initModel, update } from "./model.ts";
-import { entriesOf } from "./screens.ts";
 import {
   disk,
   keys,
@@ -14,7 +12,9 @@ import {
   SIZE_80X24,
   SMALL,
   typed,
-} from "./test-fixtures.ts";
+} from "../test/fixtures/menu.ts";
+import { initModel, update } from "./model.ts";
+import { entriesOf } from "./screens.ts";
 import type { MenuData, MenuEvent, Model } from "./types.ts";
 import { frameOf } from "./view.ts";
 

@@ -1,8 +1,8 @@
 // What each screen says: the header, the text, the entries and the help line. Pure: the
 // text is made from the model alone, before it is wrapped to the terminal (layout.ts).
 import { formatSizeShort } from "../common/size.ts";
-import type { Disk } from "../installer/disks/index.ts";
-import { renderDisks } from "../installer/disks/render.ts";
+import type { Disk } from "../hardware/disks/index.ts";
+import { renderDisks } from "../hardware/disks/render.ts";
 import { renderLayout, renderPlanFailure } from "../installer/plan/render.ts";
 import type { Layout } from "../installer/plan/types.ts";
 import { failedStep } from "./steps.ts";

@@ -1,7 +1,7 @@
 // The menu's values: the data it shows, its screens, the events that move it and the
 // effects it asks for. The model (model.ts) is a pure function of these; app.ts runs the
 // effects and feeds the events.
-import type { Disk } from "../installer/disks/index.ts";
+import type { Disk } from "../hardware/disks/index.ts";
 import type { InstallEvent, InstallStep } from "../installer/install.ts";
 import type { Layout, PlanFailure, PlanResult } from "../installer/plan/types.ts";
 

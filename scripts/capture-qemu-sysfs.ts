@@ -1,4 +1,4 @@
-// Captures the sysfs subtree the hardware report reads (hwreport/sysfs.ts) from a real QEMU
+// Captures the sysfs subtree the hardware report reads (hardware/sysfs.ts) from a real QEMU
 // guest: the stick boots under OVMF with one device of each kind the report must know (a
 // virtio-blk disk, an NVMe disk behind a PCIe root port, an AHCI/SATA disk, the stick itself
 // as USB storage behind xHCI, a virtio-net and an e1000e port),

@@ -1,9 +1,17 @@
 // Runs the bundled command (built once per test run by test/global-setup.ts, with the
-// fault-injection hooks) the way an operator does, and returns what it printed and how it
-// ended.
+// kill points of test/kill-points.ts) the way an operator does, and returns what it
+// printed and how it ended.
+import { join } from "node:path";
+import { repoRoot } from "../common/repo-root.ts";
+import { bundleEntry } from "../image-build/bundle.ts";
 import { CommandError, run } from "../tools/exec.ts";
 
-const BUNDLE = new URL("../dist/liken-stick-test.mjs", import.meta.url).pathname;
+export const BUNDLE = join(repoRoot(), "dist/liken-stick-test.mjs");
+
+/** Bundles test/cli-entry.ts, the command with the kill points, into BUNDLE. */
+export function bundleTestCommand(): Promise<string> {
+  return bundleEntry(join(repoRoot(), "test/cli-entry.ts"), BUNDLE);
+}
 
 export interface CliResult {
   readonly stdout: string;

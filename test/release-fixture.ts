@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { mkdir, rm, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { writeReleaseToml } from "../image-build/release/release-toml.ts";
+import { writeReleaseToml } from "../formats/release-toml.ts";
 import { run } from "../tools/exec.ts";
 
 export interface TestReleaseOptions {

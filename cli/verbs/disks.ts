@@ -1,6 +1,6 @@
 // `liken-stick disks [PATH...]`: every disk and whether liken may write it.
-import { inventoryDisks } from "../../installer/disks/index.ts";
-import { renderDisks } from "../../installer/disks/render.ts";
+import { inventoryDisks } from "../../hardware/disks/index.ts";
+import { renderDisks } from "../../hardware/disks/render.ts";
 import type { Verb } from "../verb.ts";
 
 export const disks: Verb = {

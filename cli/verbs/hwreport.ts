@@ -1,10 +1,7 @@
 // `liken-stick hwreport [--json] [--manifest FILE [--as NAME]] [--release DIR]`: the hardware
 // report (hwreport/, docs/hwreport.md).
-import { LikenError, usageError } from "../../common/errors.ts";
-import { buildReport, renderReport } from "../../hwreport/index.ts";
-import type { BootModules } from "../../image-build/inputs/modules.ts";
-import { requireBootModules, requireRelease } from "../../installer/release.ts";
-import { saveReport } from "../../menu/save-report.ts";
+import { usageError } from "../../common/errors.ts";
+import { produceReport, renderReport } from "../../hwreport/index.ts";
 import { requireManifest } from "../load-manifest.ts";
 import type { Verb } from "../verb.ts";
 
@@ -56,40 +53,15 @@ Problems come first; docs/hwreport.md explains each one and what to do.`,
         `choose one of: ${manifest.machines.map((m) => m.name).join(", ")}`,
       );
     const releaseDir = args.options.release;
-    const release = typeof releaseDir === "string" ? await readRelease(releaseDir) : undefined;
-    const report = await buildReport({
+    const saveDir = args.options.save;
+    const { report, notSaved } = await produceReport({
       ...(manifest ? { manifest } : {}),
       ...(typeof name === "string" ? { machine: name } : {}),
-      ...(release ? { release } : {}),
+      ...(typeof releaseDir === "string" ? { releaseDir } : {}),
+      ...(typeof saveDir === "string" ? { saveDir } : {}),
     });
-    const dir = args.options.save;
-    let saved: string | null = null;
-    let notSaved: Error | undefined;
-    if (typeof dir === "string")
-      saved = await saveReport(report, dir).catch((error: Error) => {
-        notSaved = error;
-        return null;
-      });
-    const final = saved ? { ...report, saved } : report;
-    io.out(args.options.json ? `${JSON.stringify(final, null, 2)}\n` : renderReport(final));
-    if (notSaved)
-      throw new LikenError(
-        "failed",
-        `the report was not saved to ${dir}: ${notSaved.message}`,
-        "check that the folder is on a writable disk and the stick is not write-protected, then run it again",
-      );
+    io.out(args.options.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
+    if (notSaved) throw notSaved;
     return 0;
   },
 };
-
-/** The release's version, rootfs size and boot-modules.json. */
-async function readRelease(
-  dir: string,
-): Promise<{ version: string; modules: BootModules; rootfsSize: number }> {
-  const release = await requireRelease(dir);
-  return {
-    version: release.version,
-    rootfsSize: release.rootfsSize,
-    modules: await requireBootModules(release),
-  };
-}

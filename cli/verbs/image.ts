@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { usageError } from "../../common/errors.ts";
-import { requireRelease } from "../../installer/release.ts";
+import { requireRelease } from "../../formats/release.ts";
 import { requireManifest } from "../load-manifest.ts";
 import type { Verb } from "../verb.ts";
 

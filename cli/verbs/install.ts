@@ -2,9 +2,9 @@
 import { readFile } from "node:fs/promises";
 import { usageError } from "../../common/errors.ts";
 import { formatSizeShort } from "../../common/size.ts";
-import { releaseMissingDrivers } from "../../hwreport/missing-drivers.ts";
-import { inventoryDisks } from "../../installer/disks/index.ts";
-import { renderDisks } from "../../installer/disks/render.ts";
+import { inventoryDisks } from "../../hardware/disks/index.ts";
+import { renderDisks } from "../../hardware/disks/render.ts";
+import { releaseMissingDrivers } from "../../hardware/missing-drivers.ts";
 import { install } from "../../installer/install.ts";
 import { renderLayout } from "../../installer/plan/render.ts";
 import { requireManifest } from "../load-manifest.ts";

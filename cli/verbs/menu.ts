@@ -1,8 +1,7 @@
 // `liken-stick menu [--manifest FILE] [--release DIR] [PATH...]`: what the stick shows.
 import { LikenError } from "../../common/errors.ts";
+import { PAYLOAD_REPORTS } from "../../hwreport/index.ts";
 import { runMenu } from "../../menu/app.ts";
-import { PAYLOAD_REPORTS } from "../../menu/save-report.ts";
-import { parseVerbArgs } from "../args.ts";
 import { requireManifest } from "../load-manifest.ts";
 import type { Io, Verb } from "../verb.ts";
 
@@ -68,25 +67,14 @@ ends the menu with exit code 0. See docs/menu.md.`,
       for (const line of warnings) io.err(`liken-stick menu: ${line}\n`);
       throw error;
     });
-    // The hardware report is listed once the command has it (verbs.ts imports this file).
-    const { VERBS } = await import("../verbs.ts");
-    const hwreport = VERBS.find((v) => v.words.join(" ") === "hwreport");
     return runMenu({
       manifest,
       releaseDir,
       paths: args.operands,
       statusFile,
       warnings,
-      ...(hwreport ? { hwreport } : {}),
-      hwreportArgs: (verb) => {
-        const argv: string[] = [];
-        const has = (name: string) => verb.options.some((o) => o.name === name);
-        if (has("manifest")) argv.push("--manifest", file);
-        if (has("release")) argv.push("--release", releaseDir);
-        // On the stick the report goes onto the payload too (menu/save-report.ts).
-        if (has("save") && process.env.LIKEN_STICK === "1") argv.push("--save", PAYLOAD_REPORTS);
-        return parseVerbArgs(verb, argv);
-      },
+      // On the stick every report shown goes onto the payload too (docs/hwreport.md).
+      ...(process.env.LIKEN_STICK === "1" ? { reportDir: PAYLOAD_REPORTS } : {}),
       onStick: process.env.LIKEN_STICK === "1",
       input: process.stdin,
       output: process.stdout,

@@ -1,11 +1,11 @@
 // `liken-stick plan --manifest FILE --as NAME [PATH...]`: the layout install would write.
 import { randomUUID } from "node:crypto";
 import { LikenError, usageError } from "../../common/errors.ts";
-import { missingDriversOf } from "../../hwreport/missing-drivers.ts";
-import { inventoryDisks } from "../../installer/disks/index.ts";
+import { requireRelease } from "../../formats/release.ts";
+import { inventoryDisks } from "../../hardware/disks/index.ts";
+import { missingDriversOf } from "../../hardware/missing-drivers.ts";
 import { planLayout } from "../../installer/plan/plan-layout.ts";
 import { renderLayout, renderPlanFailure } from "../../installer/plan/render.ts";
-import { requireRelease } from "../../installer/release.ts";
 import { requireManifest } from "../load-manifest.ts";
 import type { Verb } from "../verb.ts";
 

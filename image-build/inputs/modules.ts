@@ -5,19 +5,17 @@
 import { copyFile, mkdir, readdir, readFile, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { LikenError } from "../../common/errors.ts";
+import {
+  type Alias,
+  type BootModules,
+  type ModuleEntry,
+  resolveModalias,
+} from "../../formats/boot-modules.ts";
 import { writeModuleIndexes } from "../../tools/depmod.ts";
 import { decompressInPlace } from "../../tools/xz.ts";
 
-export interface ModuleEntry {
-  /** The kernel's name: `usb_storage` (`-` in file names reads as `_`). */
-  readonly name: string;
-  /** Relative to lib/modules/<kernel>/, as modules.dep writes it. */
-  readonly path: string;
-  /** Every module it needs (modules.dep lists them transitively), by name. */
-  readonly depends: readonly string[];
-}
-
-export type Alias = readonly [pattern: string, module: string];
+export { matchesPattern, resolveModalias } from "../../formats/boot-modules.ts";
+export type { Alias, BootModules, ModuleEntry };
 
 export interface ModuleIndex {
   readonly kernel: string;
@@ -29,14 +27,6 @@ export interface ModuleIndex {
   readonly softdeps: ReadonlyMap<string, readonly string[]>;
   /** Module name -> its place in modules.order (the kernel's link order). */
   readonly order: ReadonlyMap<string, number>;
-}
-
-/** The boot-modules.json value (docs/design.md section 4). */
-export interface BootModules {
-  readonly kernel: string;
-  readonly modules: readonly ModuleEntry[];
-  readonly builtin: readonly string[];
-  readonly aliases: readonly Alias[];
 }
 
 /**
@@ -280,56 +270,6 @@ export async function bootModules(
     builtin: [...index.builtin].sort(),
     aliases: index.aliases.filter(([, module]) => present.has(module)),
   };
-}
-
-const patternCache = new Map<string, RegExp>();
-
-function escapeRegExp(c: string): string {
-  return c.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-}
-
-/** An fnmatch(3) pattern (`*`, `?`, `[...]`, `[!...]`; no FNM_PATHNAME) as a RegExp. */
-function compilePattern(pattern: string): RegExp {
-  let re = patternCache.get(pattern);
-  if (re) return re;
-  let source = "";
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!;
-    if (c === "\\" && i + 1 < pattern.length) source += escapeRegExp(pattern[++i]!);
-    else if (c === "*") source += "[\\s\\S]*";
-    else if (c === "?") source += "[\\s\\S]";
-    else if (c === "[") {
-      let j = i + 1;
-      if (pattern[j] === "!" || pattern[j] === "^") j++;
-      if (pattern[j] === "]") j++; // a ] first in the set is a member
-      while (j < pattern.length && pattern[j] !== "]") j++;
-      if (j >= pattern.length) {
-        source += "\\["; // no closing bracket: a literal [
-        continue;
-      }
-      let body = pattern.slice(i + 1, j);
-      const negate = body.startsWith("!") || body.startsWith("^");
-      if (negate) body = body.slice(1);
-      source += `[${negate ? "^" : ""}${body.replace(/[\\\]^[]/g, "\\$&")}]`;
-      i = j;
-    } else source += escapeRegExp(c);
-  }
-  re = new RegExp(`^${source}$`);
-  patternCache.set(pattern, re);
-  return re;
-}
-
-/** fnmatch(pattern, text, 0), as modprobe matches a modalias against modules.alias. */
-export function matchesPattern(pattern: string, text: string): boolean {
-  return compilePattern(pattern).test(text);
-}
-
-/** Every module whose alias matches `modalias` (modprobe loads them all), in table order. */
-export function resolveModalias(modalias: string, aliases: readonly Alias[]): string[] {
-  const out: string[] = [];
-  for (const [pattern, module] of aliases)
-    if (!out.includes(module) && matchesPattern(pattern, modalias)) out.push(module);
-  return out;
 }
 
 /**

@@ -5,15 +5,15 @@
 import { createCipheriv, createHash } from "node:crypto";
 import { copyFile, mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { bundleAgent } from "../../scripts/bundle.mjs";
+import { writeReleaseToml } from "../../formats/release-toml.ts";
 import { makeErofs } from "../../tools/mkfs-erofs.ts";
+import { bundleAgent } from "../bundle.ts";
 import { copyFromRoot } from "../copy-from-root.ts";
 import { buildInitramfs } from "../initramfs.ts";
 import { requireNodeBinary, resolveLibraries } from "../inputs/index.ts";
 import { installModules } from "../modules-install.ts";
 import { requireUnpackedInputs } from "../unpacked.ts";
 import { releaseInit } from "./init-script.ts";
-import { writeReleaseToml } from "./release-toml.ts";
 
 /** The disk drivers /init loads before it looks for the state partition. */
 const STORAGE_MODULES = ["virtio_pci", "virtio_blk", "virtio_scsi", "nvme", "ahci", "sd_mod"];

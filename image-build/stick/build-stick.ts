@@ -6,8 +6,8 @@
 import { createHash } from "node:crypto";
 import { copyFile, cp, lstat, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { bundle } from "../../scripts/bundle.mjs";
 import { createBmap } from "../../tools/bmaptool.ts";
+import { bundleCommand } from "../bundle.ts";
 import { copyFromRoot } from "../copy-from-root.ts";
 import { buildFatImage } from "../fat-image.ts";
 import { buildGptImage } from "../gpt-image.ts";
@@ -157,7 +157,7 @@ async function buildStickTree(inputs: UnpackedInputs, tree: string): Promise<voi
   await mkdir(join(tree, "usr/bin"), { recursive: true });
   await mkdir(join(tree, "usr/lib/liken-stick"), { recursive: true });
   await copyFile(node, join(tree, "usr/bin/node"));
-  await copyFile(await bundle(), join(tree, "usr/lib/liken-stick/liken-stick.mjs"));
+  await copyFile(await bundleCommand(), join(tree, "usr/lib/liken-stick/liken-stick.mjs"));
   await writeFile(
     join(tree, "usr/bin/liken-stick"),
     '#!/bin/sh\nLIKEN_STICK=1 exec /usr/bin/node /usr/lib/liken-stick/liken-stick.mjs "$@"\n',

@@ -4,13 +4,13 @@ import { type FileHandle, mkdtemp, open, rm, truncate, writeFile } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeRecord, RECORD_ALIGN } from "../../agent/journal-format.ts";
-import type { CrashRecord } from "../../agent/types.ts";
+import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
+import { JOURNAL_HEADER_SIZE, journalHeader } from "../../formats/journal-header.ts";
+import type { CrashRecord } from "../../formats/journal-records.ts";
+import { encodeRecord, RECORD_ALIGN } from "../../formats/journal-records.ts";
 import { cli } from "../../test/cli.ts";
 import { makeTestRelease } from "../../test/release-fixture.ts";
 import { run } from "../../tools/exec.ts";
-import { JOURNAL_HEADER_SIZE, journalHeader } from "../journal.ts";
-import { PARTITION_TYPES } from "../plan/gpt-types.ts";
 import type { Inspection } from "./types.ts";
 
 const MANIFEST = "examples/cluster.toml";

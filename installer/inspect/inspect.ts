@@ -4,21 +4,21 @@
 // partial install, a damaged filesystem) is null and named in `problems`, never an error.
 import { constants, type FileHandle, open } from "node:fs/promises";
 import TOML from "@iarna/toml";
-import { readJournal } from "../../agent/journal-io.ts";
-import type { CrashRecord } from "../../agent/types.ts";
 import { LikenError } from "../../common/errors.ts";
-import { type Slot, slotDir } from "../boot-entries.ts";
+import { type Slot, slotDir } from "../../formats/boot-entries.ts";
 import {
   CLAIM_HEAD_OFFSET,
   CLAIM_SIZE,
   claimTailOffset,
   judgeClaim,
   summarizeClaim,
-} from "../claim.ts";
-import { discoverDisks } from "../disks/discover.ts";
-import { inventoryDisks } from "../disks/index.ts";
-import { parseGpt } from "../gpt.ts";
-import { hashRegion } from "../write-image.ts";
+} from "../../formats/claim.ts";
+import { parseGpt } from "../../formats/gpt.ts";
+import { readJournal } from "../../formats/journal-io.ts";
+import type { CrashRecord } from "../../formats/journal-records.ts";
+import { hashRegion } from "../../formats/write-image.ts";
+import { discoverDisks } from "../../hardware/disks/discover.ts";
+import { inventoryDisks } from "../../hardware/disks/index.ts";
 import { type EspFiles, readEsp } from "./read-esp.ts";
 import { readState } from "./read-state.ts";
 import type {

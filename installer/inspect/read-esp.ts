@@ -1,8 +1,9 @@
 // The ESP's files that say what the disk boots: loader.conf, the entries in loader/entries
 // and each slot's release.toml, read in place with mtools (no mount, no root).
+
+import { type Slot, slotDir } from "../../formats/boot-entries.ts";
+import { parseEntryName } from "../../formats/entry-name.ts";
 import { listFatDir, readFatFile } from "../../tools/mtools.ts";
-import { type Slot, slotDir } from "../boot-entries.ts";
-import { parseEntryName } from "./entry-name.ts";
 import type { InspectedEntry } from "./types.ts";
 
 export interface EspFiles {

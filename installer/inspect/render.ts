@@ -1,8 +1,8 @@
 // `inspect` for people: the claim, then one short section per part of the disk.
 import { formatSizeShort } from "../../common/size.ts";
 import { renderTable } from "../../common/table.ts";
-import { PARTITION_TYPES } from "../plan/gpt-types.ts";
-import { entryState } from "./entry-name.ts";
+import { entryState } from "../../formats/entry-name.ts";
+import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
 import type { Document, InspectedEntry, InspectedSlot, Inspection } from "./types.ts";
 
 export function renderInspection(i: Inspection): string {

@@ -1,8 +1,9 @@
 // What `inspect` reads from an installed disk: the `inspect --json` contract (docs/design.md
 // section 2), and docs/inspect.md field by field. Absent or unreadable parts are null.
-import type { CrashRecord } from "../../agent/types.ts";
-import type { Slot } from "../boot-entries.ts";
-import type { ClaimSummary } from "../disks/types.ts";
+
+import type { Slot } from "../../formats/boot-entries.ts";
+import type { CrashRecord } from "../../formats/journal-records.ts";
+import type { ClaimSummary } from "../../hardware/disks/types.ts";
 
 /** A JSON object read from the disk as it is: the installer and the boot agent own its shape. */
 export type Document = Readonly<Record<string, unknown>>;
@@ -75,7 +76,7 @@ export interface Inspection {
   /** null when the disk has no liken-journal partition. */
   readonly journal: InspectedJournal | null;
   /**
-   * The crash journal's records, newest first (agent/journal-format.ts), when the journal's
+   * The crash journal's records, newest first (formats/journal-records.ts), when the journal's
    * header names this install; empty otherwise.
    */
   readonly crashes: readonly CrashRecord[];

@@ -1,8 +1,8 @@
 // Which disk comes first, and which disks a manifest's system_disk selector picks. Both must
 // give the same answer on every boot, so they use only stable properties.
 import { formatSize } from "../../common/size.ts";
+import type { Disk } from "../../hardware/disks/types.ts";
 import type { DiskSelector } from "../../manifest/types.ts";
-import type { Disk } from "../disks/types.ts";
 
 // Faster, more likely internal buses first; unknown transports (virtio, image files) last.
 const TRANSPORT_RANK = ["nvme", "sata", "sas", "scsi", "ata"];

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
+import type { Disk, Verdict } from "../../hardware/disks/types.ts";
 import type { Manifest } from "../../manifest/types.ts";
-import type { Disk, Verdict } from "../disks/types.ts";
-import { PARTITION_TYPES } from "./gpt-types.ts";
 import { type PlanInput, planLayout } from "./plan-layout.ts";
 import type { Layout } from "./types.ts";
 

@@ -4,9 +4,9 @@
 // an interrupted install resumes with exactly the table it started.
 import { createHash } from "node:crypto";
 import { formatSize, formatSizeShort } from "../../common/size.ts";
+import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
+import type { Disk } from "../../hardware/disks/types.ts";
 import type { Machine, Manifest, StorageRole } from "../../manifest/types.ts";
-import type { Disk } from "../disks/types.ts";
-import { PARTITION_TYPES } from "./gpt-types.ts";
 import { compareDisks, describeSelector, matchesSelector } from "./order.ts";
 import type {
   DiskAction,

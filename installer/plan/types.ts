@@ -1,7 +1,7 @@
 // The layout an install writes: a value made by planLayout() and read by the executor, the
 // menu's confirmation screen and `plan --json` alike.
-import type { DiskUse } from "../claim.ts";
-import type { Verdict } from "../disks/types.ts";
+import type { DiskUse } from "../../formats/claim.ts";
+import type { Verdict } from "../../hardware/disks/types.ts";
 
 export type PartitionContent = "esp" | "slot-a" | "slot-b" | "journal" | "state" | "storage";
 

@@ -1,19 +1,21 @@
 // `liken-stick vm` as a person runs it: the console on the terminal, Ctrl-A X to quit.
 import { describe, expect, it } from "vitest";
 import { start } from "../../tools/exec.ts";
-import { cli } from "../cli.ts";
-
-const BUNDLE = new URL("../../dist/liken-stick-test.mjs", import.meta.url).pathname;
+import { BUNDLE, cli } from "../cli.ts";
 
 describe("liken-stick vm", () => {
   it("boots a new blank disk with the console on stdout and quits on Ctrl-A X with QEMU's code", {
     timeout: 60_000,
   }, async () => {
-    const p = start(process.execPath, [BUNDLE, "vm", "--disk", "64M,nvme", "--memory", "512", "--accel", "tcg"], {
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const p = start(
+      process.execPath,
+      [BUNDLE, "vm", "--disk", "64M,nvme", "--memory", "512", "--accel", "tcg"],
+      {
+        stdin: "pipe",
+        stdout: "pipe",
+        stderr: "pipe",
+      },
+    );
     let out = "";
     let err = "";
     p.stderr?.setEncoding("utf8").on("data", (c: string) => {

@@ -1,26 +1,22 @@
-#!/usr/bin/env node
-// Bundles the command into one file: dist/liken-stick.mjs is what the stick runs;
-// dist/liken-stick-test.mjs is what the tests run, the same code plus the fault-injection
-// hooks of installer/test-hooks.ts (which every other build folds away).
-
+// The app as one file each: dist/liken-stick.mjs is the command the stick runs,
+// dist/liken-agent.mjs the boot agent every release's initramfs runs. The tests bundle
+// test/cli-entry.ts the same way (test/global-setup.ts).
 import { rename } from "node:fs/promises";
+import { join } from "node:path";
+import { repoRoot } from "../common/repo-root.ts";
 
-export async function bundle({ testHooks = false } = {}) {
-  const root = new URL("..", import.meta.url).pathname;
-  return build(
-    `${root}cli/main.ts`,
-    `${root}dist/liken-stick${testHooks ? "-test" : ""}.mjs`,
-    testHooks,
-  );
+/** Bundles cli/main.ts into dist/liken-stick.mjs; returns the path. */
+export function bundleCommand(): Promise<string> {
+  return bundleEntry(join(repoRoot(), "cli/main.ts"), join(repoRoot(), "dist/liken-stick.mjs"));
 }
 
 /** The installed machine's boot agent (agent/main.ts), which every release's initramfs runs. */
-export async function bundleAgent() {
-  const root = new URL("..", import.meta.url).pathname;
-  return build(`${root}agent/main.ts`, `${root}dist/liken-agent.mjs`, false);
+export function bundleAgent(): Promise<string> {
+  return bundleEntry(join(repoRoot(), "agent/main.ts"), join(repoRoot(), "dist/liken-agent.mjs"));
 }
 
-async function build(entry, outfile, testHooks) {
+/** Bundles `entry` and everything it imports into the ES module `outfile`; returns its path. */
+export async function bundleEntry(entry: string, outfile: string): Promise<string> {
   // Loaded here, not at the top: the bundled command (which includes the image builder) must
   // start on the stick, where esbuild is not installed.
   const esbuild = await import("esbuild");
@@ -34,8 +30,7 @@ async function build(entry, outfile, testHooks) {
     platform: "node",
     target: "node20",
     format: "esm",
-    define: { __LIKEN_TEST_HOOKS__: testHooks ? "true" : "false" },
-    minifySyntax: true, // drops the hooks' dead branches
+    minifySyntax: true,
     // Some dependencies (blessed, systeminformation) are CommonJS and call require().
     banner: {
       js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
@@ -48,5 +43,3 @@ async function build(entry, outfile, testHooks) {
   await rename(temporary, outfile);
   return outfile;
 }
-
-if (import.meta.url === `file://${process.argv[1]}`) await bundle();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { encodeClaim, judgeClaim } from "../claim.ts";
+import { encodeClaim, judgeClaim } from "../../formats/claim.ts";
 import { classifyDisk } from "./classify.ts";
 import type { ContentProbe, DiskFacts } from "./types.ts";
 

@@ -1,7 +1,8 @@
 // The crash journal's records area as bytes: what survives a torn write, damage and the
 // ring wrapping over its oldest records.
 import { describe, expect, it } from "vitest";
-import { sampleCrash } from "./crash-fixture.ts";
+import { sampleCrash } from "../test/fixtures/crash.ts";
+import type { CrashRecord } from "./journal-records.ts";
 import {
   appendOffset,
   encodeRecord,
@@ -11,8 +12,7 @@ import {
   RECORD_ALIGN,
   RECORD_HEADER,
   scanRecords,
-} from "./journal-format.ts";
-import type { CrashRecord } from "./types.ts";
+} from "./journal-records.ts";
 
 /** Appends as the agent does: after the newest record, wrapping when it does not fit. */
 function append(area: Buffer, scan: JournalScan, record: CrashRecord): JournalScan {

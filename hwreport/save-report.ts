@@ -3,7 +3,7 @@
 // operator carries it away on the stick.
 import { join } from "node:path";
 import { writeFileAtomic } from "../common/atomic-file.ts";
-import type { HwReport } from "../hwreport/types.ts";
+import type { HwReport } from "./types.ts";
 
 /** Where the stick keeps the reports: the payload's reports/ folder. */
 export const PAYLOAD_REPORTS = "/payload/reports";

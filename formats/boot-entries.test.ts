@@ -11,7 +11,7 @@ import {
   type Slot,
   SORT_KEYS,
 } from "./boot-entries.ts";
-import { parseEntryName } from "./inspect/entry-name.ts";
+import { parseEntryName } from "./entry-name.ts";
 
 const PARTUUID = "62B67372-F6F3-8ADD-9FBD-37C635F1CFF0";
 

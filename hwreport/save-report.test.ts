@@ -3,8 +3,8 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { HwReport } from "../hwreport/types.ts";
 import { reportFileName, saveReport } from "./save-report.ts";
+import type { HwReport } from "./types.ts";
 
 const dirs: string[] = [];
 afterAll(async () => {

@@ -1,5 +1,5 @@
 // The crash journal's records (docs/design.md section 6), after the 4096-byte header that the
-// installer writes (installer/journal.ts). Each record starts on a 512-byte boundary:
+// installer writes (formats/journal-header.ts). Each record starts on a 512-byte boundary:
 //
 //   0  "LIKENCR1"   magic
 //   8  u64 LE       sequence number, one more than the newest record before it
@@ -12,7 +12,22 @@
 // whose magic is there but whose length or CRC is wrong was torn by a power loss or
 // damaged; a reader skips it, counts it, and goes on.
 import { crc32 } from "node:zlib";
-import type { CrashRecord } from "./types.ts";
+import type { Slot } from "./boot-entries.ts";
+
+/** A kernel crash as the crash journal keeps it (docs/design.md section 6, docs/inspect.md). */
+export interface CrashRecord {
+  /** A digest of the pstore text: the same crash is never appended twice. */
+  readonly id: string;
+  readonly time: string;
+  /** The boot that crashed, from the line the agent writes to the kernel log; "" when absent. */
+  readonly bootId: string;
+  readonly release: string | null;
+  readonly slot: Slot | null;
+  /** The kernel's reason word: Panic, Oops, Emergency, ... */
+  readonly kind: string;
+  /** The kernel's last lines, ending at `Kernel panic - not syncing` and a few after. */
+  readonly lines: readonly string[];
+}
 
 export const RECORD_ALIGN = 512;
 export const RECORD_HEADER = 24;

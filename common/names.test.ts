@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { editDistance, nearest } from "../manifest/suggest.ts";
 import { interfaceNameProblem, isDnsLabel, isVersion, nearestDnsLabel } from "./names.ts";
-import { editDistance, nearest } from "./suggest.ts";
 
 describe("nearest", () => {
   it.each([

@@ -3,19 +3,15 @@
 // offset. The header's install id must be this install's: records an earlier install left
 // in the same blocks are not this machine's crashes.
 import type { FileHandle } from "node:fs/promises";
-import {
-  decodeJournalHeader,
-  JOURNAL_HEADER_SIZE,
-  type JournalHeader,
-} from "../installer/journal.ts";
+import { decodeJournalHeader, JOURNAL_HEADER_SIZE, type JournalHeader } from "./journal-header.ts";
+import type { CrashRecord } from "./journal-records.ts";
 import {
   appendOffset,
   encodeRecord,
   type JournalScan,
   nextSeq,
   scanRecords,
-} from "./journal-format.ts";
-import type { CrashRecord } from "./types.ts";
+} from "./journal-records.ts";
 
 export interface Journal {
   readonly header: JournalHeader;

@@ -1,8 +1,9 @@
 // A disk as the installer sees it: what discovery found, what probing its contents found,
 // and the verdict that decides whether liken may write it.
+
+import type { ClaimVerdict } from "../../formats/claim.ts";
+import type { Gpt } from "../../formats/gpt.ts";
 import type { Signature } from "../../tools/wipefs.ts";
-import type { ClaimVerdict } from "../claim.ts";
-import type { Gpt } from "../gpt.ts";
 
 export type Verdict = "blank" | "liken" | "foreign" | "ineligible" | "unsupported";
 

@@ -6,7 +6,7 @@ import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import TOML from "@iarna/toml";
 import { LikenError } from "../common/errors.ts";
-import type { BootModules } from "../image-build/inputs/modules.ts";
+import type { BootModules } from "./boot-modules.ts";
 
 export interface ReleaseFile {
   readonly sha256: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { entryFileName } from "../boot-entries.ts";
+import { entryFileName } from "./boot-entries.ts";
 import { entryState, parseEntryName } from "./entry-name.ts";
 
 describe("parseEntryName", () => {

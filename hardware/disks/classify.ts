@@ -1,7 +1,7 @@
 // The verdict on one disk, from its facts and probe: a pure function, so every rule is
 // tested without a disk. A disk is blank only when every probe ran and found nothing; a
 // probe that failed makes it foreign (fail closed).
-import { summarizeClaim } from "../claim.ts";
+import { summarizeClaim } from "../../formats/claim.ts";
 import type { ContentProbe, Disk, DiskFacts, Verdict } from "./types.ts";
 
 /** Disks smaller than this hold no useful liken partition. */

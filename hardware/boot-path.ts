@@ -1,7 +1,7 @@
 // The boot-path verdict: which modules a disk's (or NIC's) driver chain needs, and which of
 // them the release's initramfs cannot load. Pure: sysfs facts and boot-modules.json in,
 // annotated chains out.
-import { type BootModules, resolveModalias } from "../image-build/inputs/modules.ts";
+import { type BootModules, resolveModalias } from "../formats/boot-modules.ts";
 import type { SysLevel } from "./sysfs.ts";
 import type { BootSupport, ChainLevel } from "./types.ts";
 

@@ -2,8 +2,8 @@
 // (uapi-group.org/specifications/specs/boot_loader_specification, "Boot counting"):
 // `liken-<slot>-<version>.conf`, with `+LEFT` or `+LEFT-DONE` before `.conf` while the
 // entry is on trial. Pure, so `inspect` and the boot path read names the same way.
-import { isVersion } from "../../manifest/names.ts";
-import type { Slot } from "../boot-entries.ts";
+import { isVersion } from "../common/names.ts";
+import type { Slot } from "./boot-entries.ts";
 
 export interface EntryName {
   readonly slot: Slot;

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { RELEASE_FILES } from "../../installer/release.ts";
+import { RELEASE_FILES } from "./release.ts";
 
 export async function writeReleaseToml(
   dir: string,

@@ -1,6 +1,6 @@
 // The crash journal partition's header: written by the installer, read by the boot agent and
 // by `inspect`. The boot path appends crash records after it (the record format belongs to
-// the boot agent, agent/journal-format.ts); the install id in the header lets the agent and
+// the boot agent, formats/journal-records.ts); the install id in the header lets the agent and
 // inspect ignore records an earlier install left in the same blocks.
 //
 //   0  "LIKENJNL"  magic

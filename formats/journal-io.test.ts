@@ -4,10 +4,10 @@ import { type FileHandle, mkdtemp, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { JOURNAL_HEADER_SIZE, journalHeader } from "../installer/journal.ts";
-import { sampleCrash } from "./crash-fixture.ts";
-import { encodeRecord, RECORD_ALIGN } from "./journal-format.ts";
+import { sampleCrash } from "../test/fixtures/crash.ts";
+import { JOURNAL_HEADER_SIZE, journalHeader } from "./journal-header.ts";
 import { appendCrashes, readJournal } from "./journal-io.ts";
+import { encodeRecord, RECORD_ALIGN } from "./journal-records.ts";
 
 const INSTALL_ID = "732ba6d2-aadd-488a-ba2e-165751dff406";
 const OTHER_INSTALL_ID = "1c0ffee0-1234-4abc-8def-0123456789ab";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeJournalHeader, JOURNAL_HEADER_SIZE, journalHeader } from "./journal.ts";
+import { decodeJournalHeader, JOURNAL_HEADER_SIZE, journalHeader } from "./journal-header.ts";
 
 const ID = "732ba6d2-aadd-488a-ba2e-165751dff406";
 

@@ -1,10 +1,10 @@
 // The boot-path verdict for the installer, the planner and the menu: for each disk of the
 // machine, the modules its driver chain needs that the release cannot load at boot. The same
 // sysfs walk and judgement as the report (sysfs.ts, boot-path.ts), without the rest of it.
-import type { BootModules } from "../image-build/inputs/modules.ts";
-import type { MissingModules } from "../installer/disks/index.ts";
-import { type ReleaseInfo, requireBootModules, requireRelease } from "../installer/release.ts";
+import type { BootModules } from "../formats/boot-modules.ts";
+import { type ReleaseInfo, requireBootModules, requireRelease } from "../formats/release.ts";
 import { bootPathOf, judgeChain, missingOf } from "./boot-path.ts";
+import type { MissingModules } from "./disks/index.ts";
 import { findDisks } from "./sysfs.ts";
 
 /** What inventoryDisks needs to mark disks `unsupported` (missing-driver:<module>). */

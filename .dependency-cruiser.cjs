@@ -1,0 +1,64 @@
+// The folders import downward only (docs/design.md section 11 has the table and the why).
+// `npm run check` runs `depcruise` with this file; a cycle or an import against the
+// direction fails it.
+/** Each production folder and the folders it may import, lowest first. */
+const LAYERS = {
+  common: [],
+  tools: ["common"],
+  manifest: ["common"],
+  formats: ["common", "tools"],
+  hardware: ["common", "tools", "formats"],
+  installer: ["common", "tools", "manifest", "formats", "hardware"],
+  agent: ["common", "tools", "manifest", "formats", "hardware"],
+  hwreport: ["common", "tools", "manifest", "formats", "hardware", "installer"],
+  "image-build": ["common", "tools", "manifest", "formats"],
+  menu: ["common", "tools", "manifest", "formats", "hardware", "installer", "hwreport"],
+  cli: [
+    "common",
+    "tools",
+    "manifest",
+    "formats",
+    "hardware",
+    "installer",
+    "hwreport",
+    "image-build",
+    "menu",
+  ],
+};
+const FOLDERS = Object.keys(LAYERS);
+const TESTS = "(^test/|\\.test\\.ts$)";
+
+module.exports = {
+  forbidden: [
+    {
+      name: "no-cycle",
+      comment: "An import cycle: one of the two files belongs lower, or a shared part does.",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "production-imports-no-tests",
+      comment: "Production code never imports tests, their fixtures, benchmarks or scripts.",
+      severity: "error",
+      from: { path: `^(${FOLDERS.join("|")})/`, pathNot: TESTS },
+      to: { path: `${TESTS}|^(bench|scripts)/` },
+    },
+    ...FOLDERS.map((folder) => ({
+      name: `${folder}-imports-downward`,
+      comment: `${folder}/ may import only ${LAYERS[folder].join(", ") || "node and npm packages"}.`,
+      severity: "error",
+      from: { path: `^${folder}/`, pathNot: TESTS },
+      to: {
+        path: `^(${FOLDERS.filter((f) => f !== folder && !LAYERS[folder].includes(f)).join("|")})/`,
+      },
+    })),
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "^(node_modules|dist|hwreport/fixtures)/" },
+    includeOnly: "\\.(ts|mts|mjs|cjs|js)$",
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+  },
+};

@@ -1,0 +1,59 @@
+// The hardware report as the command and the stick's menu produce it: read the release the
+// report judges against, build the report, and save a copy when asked. Parsing arguments
+// is the caller's business; this takes values.
+import { LikenError } from "../common/errors.ts";
+import { requireBootModules, requireRelease } from "../formats/release.ts";
+import type { Manifest } from "../manifest/types.ts";
+import { buildReport } from "./report.ts";
+import { saveReport } from "./save-report.ts";
+import type { HwReport } from "./types.ts";
+
+export interface ReportRequest {
+  readonly manifest?: Manifest;
+  /** The manifest machine this one is; every machine when absent. */
+  readonly machine?: string;
+  /** The release whose boot path the disks and NICs are judged against. */
+  readonly releaseDir?: string;
+  /** Also write the JSON to DIR/<serial or uuid>.json. */
+  readonly saveDir?: string;
+}
+
+export interface ProducedReport {
+  /** The report, with `saved` set when the copy was written. */
+  readonly report: HwReport;
+  /** Why the copy was not written, when saveDir was given and the write failed. */
+  readonly notSaved?: LikenError;
+}
+
+export async function produceReport(request: ReportRequest): Promise<ProducedReport> {
+  const release = request.releaseDir ? await readRelease(request.releaseDir) : undefined;
+  const report = await buildReport({
+    ...(request.manifest ? { manifest: request.manifest } : {}),
+    ...(request.machine ? { machine: request.machine } : {}),
+    ...(release ? { release } : {}),
+  });
+  if (!request.saveDir) return { report };
+  const dir = request.saveDir;
+  try {
+    return { report: { ...report, saved: await saveReport(report, dir) } };
+  } catch (error) {
+    const notSaved = new LikenError(
+      "failed",
+      `the report was not saved to ${dir}: ${(error as Error).message}`,
+      "check that the folder is on a writable disk and the stick is not write-protected, then run it again",
+      undefined,
+      { cause: error },
+    );
+    return { report, notSaved };
+  }
+}
+
+/** The release's version, rootfs size and boot-modules.json. */
+async function readRelease(dir: string) {
+  const release = await requireRelease(dir);
+  return {
+    version: release.version,
+    rootfsSize: release.rootfsSize,
+    modules: await requireBootModules(release),
+  };
+}
