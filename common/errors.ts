@@ -11,22 +11,35 @@ export type ErrorKind =
 
 const EXIT_CODES: Readonly<Record<ErrorKind, number>> = { usage: 2, refused: 1, failed: 1 };
 
-/** An error with the operator's next step; `reason` is the closed-enum status reason, if any. */
+export interface LikenErrorInit {
+  readonly kind: ErrorKind;
+  /** What is wrong, in a few words a person reads. */
+  readonly what: string;
+  /** What to do about it. */
+  readonly hint: string;
+  /** The closed-enum status reason (`DiskNotBlank`, `MissingDriver`, ...), if any. */
+  readonly reason?: string;
+  readonly cause?: unknown;
+}
+
+/** An error with the operator's next step: one line, `what (hint)`. */
 export class LikenError extends Error {
   override readonly name = "LikenError";
-  constructor(
-    readonly kind: ErrorKind,
-    readonly what: string,
-    readonly hint: string,
-    readonly reason?: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`${what} (${hint})`, options);
+  readonly kind: ErrorKind;
+  readonly what: string;
+  readonly hint: string;
+  readonly reason: string | undefined;
+  constructor(init: LikenErrorInit) {
+    super(`${init.what} (${init.hint})`, "cause" in init ? { cause: init.cause } : undefined);
+    this.kind = init.kind;
+    this.what = init.what;
+    this.hint = init.hint;
+    this.reason = init.reason;
   }
 }
 
 export function usageError(what: string, hint: string): LikenError {
-  return new LikenError("usage", what, hint);
+  return new LikenError({ kind: "usage", what, hint });
 }
 
 /** The exit code for any thrown value: LikenErrors by kind, anything else is a failure. */

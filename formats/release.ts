@@ -34,12 +34,12 @@ export const RELEASE_FILES = [
 export async function requireRelease(dir: string): Promise<ReleaseInfo> {
   const file = join(dir, "release.toml");
   const invalid = (what: string) =>
-    new LikenError(
-      "refused",
-      `release ${dir} is not usable: ${what}`,
-      "build it again with liken-stick release",
-      "ReleaseInvalid",
-    );
+    new LikenError({
+      kind: "refused",
+      what: `release ${dir} is not usable: ${what}`,
+      hint: "build it again with liken-stick release",
+      reason: "ReleaseInvalid",
+    });
   const text = await readFile(file, "utf8").catch(() => {
     throw invalid("it has no release.toml");
   });
@@ -88,12 +88,12 @@ export async function verifyRelease(release: ReleaseInfo): Promise<void> {
     const path = join(release.dir, name);
     const info = await stat(path).catch(() => undefined);
     const fail = (what: string) =>
-      new LikenError(
-        "refused",
-        `release ${release.dir} is not usable: ${name} ${what}`,
-        "copy the release again, or build it again with liken-stick release",
-        "ReleaseInvalid",
-      );
+      new LikenError({
+        kind: "refused",
+        what: `release ${release.dir} is not usable: ${name} ${what}`,
+        hint: "copy the release again, or build it again with liken-stick release",
+        reason: "ReleaseInvalid",
+      });
     if (!info?.isFile()) throw fail("is missing");
     if (info.size !== expected.size)
       throw fail(`has ${info.size} bytes, release.toml says ${expected.size}`);
@@ -112,12 +112,12 @@ export async function verifyRelease(release: ReleaseInfo): Promise<void> {
  */
 export async function requireBootModules(release: ReleaseInfo): Promise<BootModules> {
   const invalid = (what: string) =>
-    new LikenError(
-      "refused",
-      `release ${release.dir} is not usable: boot-modules.json ${what}`,
-      "build it again with liken-stick release",
-      "ReleaseInvalid",
-    );
+    new LikenError({
+      kind: "refused",
+      what: `release ${release.dir} is not usable: boot-modules.json ${what}`,
+      hint: "build it again with liken-stick release",
+      reason: "ReleaseInvalid",
+    });
   let data: Partial<BootModules>;
   try {
     data = JSON.parse(await readFile(join(release.dir, "boot-modules.json"), "utf8"));

@@ -37,13 +37,12 @@ export async function produceReport(request: ReportRequest): Promise<ProducedRep
   try {
     return { report: { ...report, saved: await saveReport(report, dir) } };
   } catch (error) {
-    const notSaved = new LikenError(
-      "failed",
-      `the report was not saved to ${dir}: ${(error as Error).message}`,
-      "check that the folder is on a writable disk and the stick is not write-protected, then run it again",
-      undefined,
-      { cause: error },
-    );
+    const notSaved = new LikenError({
+      kind: "failed",
+      what: `the report was not saved to ${dir}: ${(error as Error).message}`,
+      hint: "check that the folder is on a writable disk and the stick is not write-protected, then run it again",
+      cause: error,
+    });
     return { report, notSaved };
   }
 }

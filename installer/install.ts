@@ -176,13 +176,13 @@ class InstallRun {
     if (step$.hasSubscribers) step$.publish({ step } satisfies InstallStepMessage);
     const result = await body().catch((error: unknown) => {
       if (error instanceof LikenError) throw error;
-      throw new LikenError(
-        "failed",
-        `${what}: ${error instanceof Error ? error.message : String(error)}`,
-        "run the same install again; it is safe to repeat",
-        "WriteFailed",
-        { cause: error },
-      );
+      throw new LikenError({
+        kind: "failed",
+        what: `${what}: ${error instanceof Error ? error.message : String(error)}`,
+        hint: "run the same install again; it is safe to repeat",
+        reason: "WriteFailed",
+        cause: error,
+      });
     });
     for (const h of this.handles.values()) await h.file.sync();
     return result;
@@ -192,12 +192,12 @@ class InstallRun {
     const release = await requireRelease(this.request.releaseDir);
     const wanted = this.request.manifest.release.version;
     if (release.version !== wanted) {
-      throw new LikenError(
-        "refused",
-        `release ${this.request.releaseDir} is ${release.version}, but the manifest installs ${wanted}`,
-        "give the release the manifest names",
-        "ReleaseInvalid",
-      );
+      throw new LikenError({
+        kind: "refused",
+        what: `release ${this.request.releaseDir} is ${release.version}, but the manifest installs ${wanted}`,
+        hint: "give the release the manifest names",
+        reason: "ReleaseInvalid",
+      });
     }
     await verifyRelease(release);
     // A disk whose driver chain needs a module the release cannot load at boot would not
@@ -219,12 +219,12 @@ class InstallRun {
         d.claim.machine === machine,
     );
     if (done && done.claim?.release !== release.version) {
-      throw new LikenError(
-        "refused",
-        `${done.path} holds release ${done.claim?.release} of ${machine}`,
-        `use wipe and reinstall to install ${release.version}`,
-        "DiskNotBlank",
-      );
+      throw new LikenError({
+        kind: "refused",
+        what: `${done.path} holds release ${done.claim?.release} of ${machine}`,
+        hint: `use wipe and reinstall to install ${release.version}`,
+        reason: "DiskNotBlank",
+      });
     }
     return done;
   }
@@ -237,12 +237,12 @@ class InstallRun {
       : [];
     if (foreign.length > 0) {
       const list = foreign.map((d) => `${d.path} (${d.reasons.join(", ")})`).join("; ");
-      throw new LikenError(
-        "refused",
-        `wipe and reinstall refuses disks holding data liken did not write: ${list}`,
-        "leave those disks out; liken erases only disks it wrote",
-        "DiskNotLiken",
-      );
+      throw new LikenError({
+        kind: "refused",
+        what: `wipe and reinstall refuses disks holding data liken did not write: ${list}`,
+        hint: "leave those disks out; liken erases only disks it wrote",
+        reason: "DiskNotLiken",
+      });
     }
     const result = planLayout({
       disks,
@@ -254,12 +254,12 @@ class InstallRun {
     });
     if (!result.ok) {
       const { reason, message, hint } = result.failure;
-      throw new LikenError(
-        reason === "UnknownMachine" ? "usage" : "refused",
-        message,
+      throw new LikenError({
+        kind: reason === "UnknownMachine" ? "usage" : "refused",
+        what: message,
         hint,
         reason,
-      );
+      });
     }
     return result.layout;
   }
@@ -277,12 +277,12 @@ class InstallRun {
       const expected = planned.action === "write" ? "blank" : "liken";
       const sameInstall = planned.action !== "resume" || now?.claim?.installId === layout.installId;
       if (now?.verdict !== expected || !sameInstall) {
-        throw new LikenError(
-          "refused",
-          `${planned.path} changed while the install started: it is now ${now?.verdict} (${now?.reasons.join(", ")})`,
-          "check what else uses the disk, then run the install again",
-          expected === "blank" ? "DiskNotBlank" : "DiskNotLiken",
-        );
+        throw new LikenError({
+          kind: "refused",
+          what: `${planned.path} changed while the install started: it is now ${now?.verdict} (${now?.reasons.join(", ")})`,
+          hint: "check what else uses the disk, then run the install again",
+          reason: expected === "blank" ? "DiskNotBlank" : "DiskNotLiken",
+        });
       }
     }
   }
@@ -294,12 +294,12 @@ class InstallRun {
     await eraseDisk(handle, planned.size, planned.kind, parseGpt(head, [planned.sectorSize]));
     const [after] = await inventoryDisks([planned.path], new Set([planned.path]));
     if (after?.verdict !== "blank") {
-      throw new LikenError(
-        "failed",
-        `${planned.path} is not blank after erasing: ${after?.reasons.join(", ")}`,
-        "check the disk's health (dmesg), then run wipe and reinstall again",
-        "VerifyFailed",
-      );
+      throw new LikenError({
+        kind: "failed",
+        what: `${planned.path} is not blank after erasing: ${after?.reasons.join(", ")}`,
+        hint: "check the disk's health (dmesg), then run wipe and reinstall again",
+        reason: "VerifyFailed",
+      });
     }
   }
 
@@ -385,12 +385,12 @@ class InstallRun {
     const expected = release.files["rootfs.img"];
     const actual = await hashRegion(file, slot.start, release.rootfsSize);
     if (actual !== expected?.sha256) {
-      throw new LikenError(
-        "failed",
-        `slot A of ${system.path} reads back with sha256 ${actual}, not ${expected?.sha256}`,
-        "check the disk's health (dmesg), then run the install again",
-        "VerifyFailed",
-      );
+      throw new LikenError({
+        kind: "failed",
+        what: `slot A of ${system.path} reads back with sha256 ${actual}, not ${expected?.sha256}`,
+        hint: "check the disk's health (dmesg), then run the install again",
+        reason: "VerifyFailed",
+      });
     }
   }
 

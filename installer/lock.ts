@@ -13,12 +13,12 @@ export interface DiskHandle {
 
 export async function lockDisk(path: string, kind: "block" | "file"): Promise<DiskHandle> {
   const busy = (why: string) =>
-    new LikenError(
-      "refused",
-      `${path} is in use: ${why}`,
-      "stop what holds it, then run the install again",
-      "DiskBusy",
-    );
+    new LikenError({
+      kind: "refused",
+      what: `${path} is in use: ${why}`,
+      hint: "stop what holds it, then run the install again",
+      reason: "DiskBusy",
+    });
   if (kind === "block") {
     const file = await open(path, constants.O_RDWR | constants.O_EXCL).catch(
       (error: NodeJS.ErrnoException) => {

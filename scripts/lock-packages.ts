@@ -39,18 +39,22 @@ async function lockDebian(spec: PackagesJson): Promise<LockedDeb[]> {
   const candidates = await findCandidateVersions(names);
   const none = names.filter((n) => candidates.get(n) === undefined);
   if (none.length > 0)
-    throw new LikenError(
-      "failed",
-      `the mirror offers no version of ${none.join(", ")}`,
-      "run apt-get update; if a package was renamed (a new kernel ABI), fix image-build/packages.json",
-    );
+    throw new LikenError({
+      kind: "failed",
+      what: `the mirror offers no version of ${none.join(", ")}`,
+      hint: "run apt-get update; if a package was renamed (a new kernel ABI), fix image-build/packages.json",
+    });
   const records = await showVersions(
     names.map((name) => ({ name, version: candidates.get(name)! })),
   );
   const entries = names.map((name): LockedDeb => {
     const record = records.get(name);
     if (!record?.sha256 || !record.arch)
-      throw new LikenError("failed", `apt-cache show ${name} gave no SHA256`, "run apt-get update");
+      throw new LikenError({
+        kind: "failed",
+        what: `apt-cache show ${name} gave no SHA256`,
+        hint: "run apt-get update",
+      });
     return {
       name,
       version: record.version,

@@ -23,11 +23,11 @@ in bytes there.`,
   async run(args, io) {
     const file = args.operands[0] as string;
     const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
-      throw new LikenError(
-        "refused",
-        `cannot read ${file}: ${error.code === "ENOENT" ? "no such file" : error.message}`,
-        "check the path to the manifest",
-      );
+      throw new LikenError({
+        kind: "refused",
+        what: `cannot read ${file}: ${error.code === "ENOENT" ? "no such file" : error.message}`,
+        hint: "check the path to the manifest",
+      });
     });
     const result = parseManifest(text, file);
     for (const w of result.warnings)

@@ -51,11 +51,11 @@ ends the menu with exit code 0. See docs/menu.md.`,
     const releaseDir = stringOption(args.options.release, PAYLOAD_RELEASE);
     const statusFile = stringOption(args.options["status-file"], DEFAULT_STATUS_FILE);
     if (!process.stdin.isTTY || !process.stdout.isTTY) {
-      throw new LikenError(
-        "refused",
-        "the menu needs a terminal on its input and output",
-        "run it on a console, or install with liken-stick install",
-      );
+      throw new LikenError({
+        kind: "refused",
+        what: "the menu needs a terminal on its input and output",
+        hint: "run it on a console, or install with liken-stick install",
+      });
     }
     // The manifest's warnings go on the menu's first screen, not under it.
     const warnings: string[] = [];

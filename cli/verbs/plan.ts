@@ -65,12 +65,12 @@ disk that needs a driver the release cannot load at boot is left out
     if (!result.ok) {
       if (!args.options.json) io.err(renderPlanFailure(result.failure));
       const { message, hint, reason } = result.failure;
-      throw new LikenError(
-        reason === "UnknownMachine" ? "usage" : "refused",
-        message,
+      throw new LikenError({
+        kind: reason === "UnknownMachine" ? "usage" : "refused",
+        what: message,
         hint,
         reason,
-      );
+      });
     }
     if (!args.options.json) io.out(renderLayout(result.layout));
     return 0;

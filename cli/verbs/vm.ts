@@ -108,18 +108,18 @@ in the environment, decides instead. The exit code is QEMU's.`,
     if (stick !== undefined) await requireImage(stick, "--stick");
     for (const d of diskOptions) if (d.kind === "file") await requireImage(d.path, "--disk");
     const firmware = await requireOvmf().catch((error: Error) => {
-      throw new LikenError(
-        "failed",
-        error.message.replace(/; install.*$/, ""),
-        "install the Debian package ovmf",
-      );
+      throw new LikenError({
+        kind: "failed",
+        what: error.message.replace(/; install.*$/, ""),
+        hint: "install the Debian package ovmf",
+      });
     });
     const choice = await chooseAccel(wantedAccel).catch((error: Error) => {
-      throw new LikenError(
-        "failed",
-        error.message.replace(/ \(.*\)$/, ""),
-        "set LIKEN_ACCEL to tcg or kvm, or unset it",
-      );
+      throw new LikenError({
+        kind: "failed",
+        what: error.message.replace(/ \(.*\)$/, ""),
+        hint: "set LIKEN_ACCEL to tcg or kvm, or unset it",
+      });
     });
     const accel = choice.accel;
 

@@ -58,29 +58,28 @@ export async function fetchDebs(
   const staging = await mkdtemp(join(cacheDir, ".download-"));
   try {
     await downloadDebs(missing, staging).catch((error: unknown) => {
-      throw new LikenError(
-        "failed",
-        `apt-get could not download ${missing.map((e) => `${e.name}=${e.version}`).join(" ")}${toolSaid(error)}`,
-        `check the Debian mirror and run apt-get update; if the mirror no longer offers these versions, run ${RELOCK}`,
-        undefined,
-        { cause: error },
-      );
+      throw new LikenError({
+        kind: "failed",
+        what: `apt-get could not download ${missing.map((e) => `${e.name}=${e.version}`).join(" ")}${toolSaid(error)}`,
+        hint: `check the Debian mirror and run apt-get update; if the mirror no longer offers these versions, run ${RELOCK}`,
+        cause: error,
+      });
     });
     for (const entry of missing) {
       const file = join(staging, entry.filename);
       const got = await findFileDigest(file);
       if (got === undefined)
-        throw new LikenError(
-          "failed",
-          `apt-get download of ${entry.name}=${entry.version} wrote no ${entry.filename}`,
-          `check its architecture (${entry.arch}) in image-build/packages.lock.json, or run ${RELOCK}`,
-        );
+        throw new LikenError({
+          kind: "failed",
+          what: `apt-get download of ${entry.name}=${entry.version} wrote no ${entry.filename}`,
+          hint: `check its architecture (${entry.arch}) in image-build/packages.lock.json, or run ${RELOCK}`,
+        });
       if (got.sha256 !== entry.sha256 || got.size !== entry.size)
-        throw new LikenError(
-          "failed",
-          `the Debian package ${entry.name} ${entry.version} has sha256 ${got.sha256} (${got.size} bytes), but image-build/packages.lock.json pins sha256 ${entry.sha256} (${entry.size} bytes)`,
-          `the mirror serves other bytes for this version: check the mirror in /etc/apt/sources.list; to accept what it serves now, run ${RELOCK} and review the lock file's diff`,
-        );
+        throw new LikenError({
+          kind: "failed",
+          what: `the Debian package ${entry.name} ${entry.version} has sha256 ${got.sha256} (${got.size} bytes), but image-build/packages.lock.json pins sha256 ${entry.sha256} (${entry.size} bytes)`,
+          hint: `the mirror serves other bytes for this version: check the mirror in /etc/apt/sources.list; to accept what it serves now, run ${RELOCK} and review the lock file's diff`,
+        });
       await rename(file, paths.get(entry.name)!);
     }
   } finally {

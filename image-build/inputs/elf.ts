@@ -194,11 +194,11 @@ export async function resolveLibraries(
     const inRoot = insideRoot(root, binary);
     const resolved = inRoot ? await resolveInRoot(root, inRoot) : { real: binary, links: [] };
     if (!resolved)
-      throw new LikenError(
-        "failed",
-        `${binary} does not exist`,
-        "add the Debian package that ships it to image-build/packages.json, then run npx tsx scripts/lock-packages.ts",
-      );
+      throw new LikenError({
+        kind: "failed",
+        what: `${binary} does not exist`,
+        hint: "add the Debian package that ships it to image-build/packages.json, then run npx tsx scripts/lock-packages.ts",
+      });
     const elf = await findElfInfo(resolved.real);
     if (!elf) continue; // a script: its interpreter is the caller's business
     if (seen.has(resolved.real)) continue;
@@ -258,9 +258,9 @@ async function findLibrary(
 }
 
 function missing(chain: string, library: string): LikenError {
-  return new LikenError(
-    "failed",
-    `${chain} needs ${library}, and no package in image-build/packages.json ships it`,
-    "add the Debian package that ships it to image-build/packages.json, then run npx tsx scripts/lock-packages.ts",
-  );
+  return new LikenError({
+    kind: "failed",
+    what: `${chain} needs ${library}, and no package in image-build/packages.json ships it`,
+    hint: "add the Debian package that ships it to image-build/packages.json, then run npx tsx scripts/lock-packages.ts",
+  });
 }

@@ -173,11 +173,11 @@ export async function readModuleIndex(kernelTree: string): Promise<ModuleIndex> 
   const base = join(kernelTree, "lib", "modules");
   const kernels = await readdir(base).catch(() => []);
   if (kernels.length !== 1)
-    throw new LikenError(
-      "failed",
-      `${base} holds ${kernels.length === 0 ? "no kernel" : `several kernels (${kernels.join(", ")})`}`,
-      "unpack exactly one linux-image package into the tree",
-    );
+    throw new LikenError({
+      kind: "failed",
+      what: `${base} holds ${kernels.length === 0 ? "no kernel" : `several kernels (${kernels.join(", ")})`}`,
+      hint: "unpack exactly one linux-image package into the tree",
+    });
   const kernel = kernels[0]!;
   const dir = join(base, kernel);
   if (!(await stat(join(dir, "modules.dep")).catch(() => undefined)))
@@ -218,11 +218,11 @@ export function moduleClosure(index: ModuleIndex, names: readonly string[]): str
       // not a module's name: an alias (softdeps name `crypto-crc32c`), which loads every match
       const matches = resolveModalias(wanted, index.aliases);
       if (matches.length === 0 && required)
-        throw new LikenError(
-          "failed",
-          `kernel ${index.kernel} has no module or alias ${wanted}`,
-          "check the name against lib/modules/<kernel>/modules.dep, or pick another kernel",
-        );
+        throw new LikenError({
+          kind: "failed",
+          what: `kernel ${index.kernel} has no module or alias ${wanted}`,
+          hint: "check the name against lib/modules/<kernel>/modules.dep, or pick another kernel",
+        });
       for (const m of matches) visit(m, false);
       return;
     }
@@ -291,11 +291,11 @@ export async function decompressModules(
       await copyFile(src, `${dest}.xz`);
       compressed.push(`${dest}.xz`);
     } else if (COMPRESSION.test(src))
-      throw new LikenError(
-        "failed",
-        `${src} is compressed in a way the build cannot read`,
-        "only .ko and .ko.xz modules are supported",
-      );
+      throw new LikenError({
+        kind: "failed",
+        what: `${src} is compressed in a way the build cannot read`,
+        hint: "only .ko and .ko.xz modules are supported",
+      });
     else await copyFile(src, dest);
   }
   await decompressInPlace(compressed);

@@ -45,11 +45,11 @@ export async function requireNodeBinary(
     const fetched = await fetchNodeTarball(`${lock.package}@${lock.version}`, cacheDir);
     if (fetched.sha256 !== lock.sha256 || fetched.size !== lock.size) {
       await rm(fetched.path, { force: true });
-      throw new LikenError(
-        "failed",
-        `the npm package ${lock.package}@${lock.version} has sha256 ${fetched.sha256} (${fetched.size} bytes), but image-build/node.lock.json pins sha256 ${lock.sha256} (${lock.size} bytes)`,
-        `the registry serves other bytes for this version: check the npm registry configured for this user; to accept them, run ${RELOCK} and review the lock file's diff`,
-      );
+      throw new LikenError({
+        kind: "failed",
+        what: `the npm package ${lock.package}@${lock.version} has sha256 ${fetched.sha256} (${fetched.size} bytes), but image-build/node.lock.json pins sha256 ${lock.sha256} (${lock.size} bytes)`,
+        hint: `the registry serves other bytes for this version: check the npm registry configured for this user; to accept them, run ${RELOCK} and review the lock file's diff`,
+      });
     }
   }
   await extractBinary(tarball, lock.binary.path, binary, lock.binary);
@@ -68,22 +68,21 @@ export async function fetchNodeTarball(
   const staging = await mkdtemp(join(cacheDir, ".download-"));
   try {
     const packed = await packFromRegistry(spec, staging).catch((error: unknown) => {
-      throw new LikenError(
-        "failed",
-        `npm pack ${spec} failed${toolSaid(error)}`,
-        "check that the npm registry is reachable (npm ping)",
-        undefined,
-        { cause: error },
-      );
+      throw new LikenError({
+        kind: "failed",
+        what: `npm pack ${spec} failed${toolSaid(error)}`,
+        hint: "check that the npm registry is reachable (npm ping)",
+        cause: error,
+      });
     });
     const path = join(cacheDir, packed.filename);
     const digest = await findFileDigest(join(staging, packed.filename));
     if (!digest)
-      throw new LikenError(
-        "failed",
-        `npm pack ${spec} wrote no ${packed.filename}`,
-        "run it by hand to see why",
-      );
+      throw new LikenError({
+        kind: "failed",
+        what: `npm pack ${spec} wrote no ${packed.filename}`,
+        hint: "run it by hand to see why",
+      });
     await rename(join(staging, packed.filename), path);
     return { path, ...digest, integrity: packed.integrity, filename: packed.filename };
   } finally {
@@ -105,18 +104,18 @@ export async function extractBinary(
   await mkdir(join(dest, ".."), { recursive: true });
   try {
     if (!(await extractTarMember(tarball, member, partial)))
-      throw new LikenError(
-        "failed",
-        `${tarball} holds no ${member}`,
-        `fix the binary path in image-build/packages.json, then run ${RELOCK}`,
-      );
+      throw new LikenError({
+        kind: "failed",
+        what: `${tarball} holds no ${member}`,
+        hint: `fix the binary path in image-build/packages.json, then run ${RELOCK}`,
+      });
     const got = (await findFileDigest(partial))!;
     if (expect && (got.sha256 !== expect.sha256 || got.size !== expect.size))
-      throw new LikenError(
-        "failed",
-        `${member} in ${tarball} has sha256 ${got.sha256} (${got.size} bytes), but image-build/node.lock.json pins sha256 ${expect.sha256} (${expect.size} bytes)`,
-        `delete ${tarball} and try again; if it persists, run ${RELOCK} and review the lock file's diff`,
-      );
+      throw new LikenError({
+        kind: "failed",
+        what: `${member} in ${tarball} has sha256 ${got.sha256} (${got.size} bytes), but image-build/node.lock.json pins sha256 ${expect.sha256} (${expect.size} bytes)`,
+        hint: `delete ${tarball} and try again; if it persists, run ${RELOCK} and review the lock file's diff`,
+      });
     await chmod(partial, 0o755);
     await rename(partial, dest);
     return got;

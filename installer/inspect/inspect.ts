@@ -97,11 +97,11 @@ async function readClaim(handle: FileHandle, size: number): Promise<InspectedCla
 async function notLiken(path: string): Promise<LikenError> {
   const [disk] = await inventoryDisks([path]).catch(() => []);
   const reasons = disk?.reasons.length ? disk.reasons.join(", ") : "no valid liken claim";
-  return new LikenError(
-    "refused",
-    `${path} is not a liken disk: ${reasons}`,
-    `liken-stick disks ${path} says what it holds`,
-  );
+  return new LikenError({
+    kind: "refused",
+    what: `${path} is not a liken disk: ${reasons}`,
+    hint: `liken-stick disks ${path} says what it holds`,
+  });
 }
 
 async function readPartitions(

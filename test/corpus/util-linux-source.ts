@@ -91,11 +91,11 @@ export function parseDscChecksums(text: string): DscFile[] {
 export function origTarball(files: readonly DscFile[], dscName: string): DscFile {
   const orig = files.filter((f) => /\.orig\.tar\.xz$/.test(f.name));
   if (orig.length !== 1)
-    throw new LikenError(
-      "failed",
-      `${dscName} lists ${orig.length} .orig.tar.xz files (${files.map((f) => f.name).join(", ")}), not one`,
-      `pin a version whose upstream tarball is one .orig.tar.xz in ${LOCK_NAME} (${REFRESH})`,
-    );
+    throw new LikenError({
+      kind: "failed",
+      what: `${dscName} lists ${orig.length} .orig.tar.xz files (${files.map((f) => f.name).join(", ")}), not one`,
+      hint: `pin a version whose upstream tarball is one .orig.tar.xz in ${LOCK_NAME} (${REFRESH})`,
+    });
   return orig[0]!;
 }
 
@@ -124,51 +124,49 @@ async function fetchSourcePackage(lock: UtilLinuxLock, cacheDir: string): Promis
     const download = join(staging, "download");
     await mkdir(download, { recursive: true });
     await updatePrivateLists(aptDir, `${lock.sources.join("\n")}\n`).catch((error: unknown) => {
-      throw new LikenError(
-        "failed",
-        `apt-get update of the private source lists for ${spec} failed${firstSaid(error)}`,
-        `check that deb.debian.org is reachable (apt's proxy settings apply) and that /usr/share/keyrings/debian-archive-keyring.gpg exists (run npm run setup), then run the tests again`,
-        undefined,
-        { cause: error },
-      );
+      throw new LikenError({
+        kind: "failed",
+        what: `apt-get update of the private source lists for ${spec} failed${firstSaid(error)}`,
+        hint: `check that deb.debian.org is reachable (apt's proxy settings apply) and that /usr/share/keyrings/debian-archive-keyring.gpg exists (run npm run setup), then run the tests again`,
+        cause: error,
+      });
     });
     await downloadSourcePackage(
       aptDir,
       { name: lock.package, version: lock.version },
       download,
     ).catch((error: unknown) => {
-      throw new LikenError(
-        "failed",
-        `apt-get source could not download ${spec}${firstSaid(error)}`,
-        `the Debian archive may no longer offer this version: pin the version Debian 12 offers now in ${LOCK_NAME} (${REFRESH})`,
-        undefined,
-        { cause: error },
-      );
+      throw new LikenError({
+        kind: "failed",
+        what: `apt-get source could not download ${spec}${firstSaid(error)}`,
+        hint: `the Debian archive may no longer offer this version: pin the version Debian 12 offers now in ${LOCK_NAME} (${REFRESH})`,
+        cause: error,
+      });
     });
     const dsc = await findFileDigest(join(download, lock.dsc.filename));
     if (!dsc)
-      throw new LikenError(
-        "failed",
-        `apt-get source ${spec} wrote no ${lock.dsc.filename}`,
-        `check the dsc file name in ${LOCK_NAME} against the files apt-get source --download-only ${spec} writes`,
-      );
+      throw new LikenError({
+        kind: "failed",
+        what: `apt-get source ${spec} wrote no ${lock.dsc.filename}`,
+        hint: `check the dsc file name in ${LOCK_NAME} against the files apt-get source --download-only ${spec} writes`,
+      });
     if (dsc.sha256 !== lock.dsc.sha256)
-      throw new LikenError(
-        "failed",
-        `the Debian source package ${spec} has a .dsc with sha256 ${dsc.sha256}, but ${LOCK_NAME} pins sha256 ${lock.dsc.sha256}`,
-        `the archive serves another .dsc for this version: to accept it, review it and put its sha256 in ${LOCK_NAME}`,
-      );
+      throw new LikenError({
+        kind: "failed",
+        what: `the Debian source package ${spec} has a .dsc with sha256 ${dsc.sha256}, but ${LOCK_NAME} pins sha256 ${lock.dsc.sha256}`,
+        hint: `the archive serves another .dsc for this version: to accept it, review it and put its sha256 in ${LOCK_NAME}`,
+      });
     const dscText = await readFile(join(download, lock.dsc.filename), "utf8");
     const orig = origTarball(parseDscChecksums(dscText), lock.dsc.filename);
     const got = await findFileDigest(join(download, orig.name));
     if (!got || got.sha256 !== orig.sha256 || got.size !== orig.size)
-      throw new LikenError(
-        "failed",
-        got
+      throw new LikenError({
+        kind: "failed",
+        what: got
           ? `${orig.name} of ${spec} has sha256 ${got.sha256} (${got.size} bytes), but its .dsc lists sha256 ${orig.sha256} (${orig.size} bytes)`
           : `apt-get source ${spec} wrote no ${orig.name}, which its .dsc lists`,
-        "the download is damaged or the mirror is inconsistent: run the tests again; if it persists, try another Debian mirror",
-      );
+        hint: "the download is damaged or the mirror is inconsistent: run the tests again; if it persists, try another Debian mirror",
+      });
     await rename(join(download, orig.name), join(cacheDir, orig.name));
     await rename(join(download, lock.dsc.filename), join(cacheDir, lock.dsc.filename));
     return join(cacheDir, orig.name);
@@ -244,21 +242,20 @@ async function extractImages(
       IMAGE_KINDS.map((k) => `${prefix}/images-${k}/*.img.xz`),
       { stripComponents: prefix.split("/").length },
     ).catch((error: unknown) => {
-      throw new LikenError(
-        "failed",
-        `tar could not take ${prefix}/images-{fs,pt}/*.img.xz out of ${tarball}${firstSaid(error)}`,
-        `check imagesPath in ${LOCK_NAME} against the tarball (tar -tJf ${tarball}); if the tarball is damaged, delete it and run the tests again`,
-        undefined,
-        { cause: error },
-      );
+      throw new LikenError({
+        kind: "failed",
+        what: `tar could not take ${prefix}/images-{fs,pt}/*.img.xz out of ${tarball}${firstSaid(error)}`,
+        hint: `check imagesPath in ${LOCK_NAME} against the tarball (tar -tJf ${tarball}); if the tarball is damaged, delete it and run the tests again`,
+        cause: error,
+      });
     });
     const files = await listImageFiles(partial);
     if (files.length !== lock.images)
-      throw new LikenError(
-        "failed",
-        `${tarball} holds ${files.length} blkid images under ${prefix}, but ${LOCK_NAME} expects ${lock.images}`,
-        `set images in ${LOCK_NAME} to ${files.length} if the pinned version changed, else delete ${tarball} and run the tests again`,
-      );
+      throw new LikenError({
+        kind: "failed",
+        what: `${tarball} holds ${files.length} blkid images under ${prefix}, but ${LOCK_NAME} expects ${lock.images}`,
+        hint: `set images in ${LOCK_NAME} to ${files.length} if the pinned version changed, else delete ${tarball} and run the tests again`,
+      });
     const images: Record<string, string> = {};
     for (const f of files) images[f] = await sha256Small(join(partial, f));
     const stamp: Stamp = { dscSha256: lock.dsc.sha256, images };
