@@ -4,14 +4,14 @@
 import type { BootModules } from "../formats/boot-modules.ts";
 import { type ReleaseInfo, requireBootModules, requireRelease } from "../formats/release.ts";
 import { bootPathOf, judgeChain, missingOf } from "./boot-path.ts";
-import type { MissingModules } from "./disks/index.ts";
+import type { MissingDrivers } from "./disks/index.ts";
 import { findDisks } from "./sysfs.ts";
 
 /** What inventoryDisks needs to mark disks `unsupported` (missing-driver:<module>). */
 export async function findMissingDrivers(
   release: { readonly version: string; readonly modules: BootModules },
   root = "/",
-): Promise<MissingModules> {
+): Promise<MissingDrivers> {
   const boot = bootPathOf(release.version, release.modules);
   const disks = await findDisks(root);
   const missing = new Map(disks.map((d) => [d.name, missingOf(judgeChain(d.chain, boot))]));
@@ -19,7 +19,7 @@ export async function findMissingDrivers(
 }
 
 /** The same for a release read with requireRelease. */
-export async function missingDriversOf(release: ReleaseInfo, root = "/"): Promise<MissingModules> {
+export async function missingDriversOf(release: ReleaseInfo, root = "/"): Promise<MissingDrivers> {
   return findMissingDrivers(
     { version: release.version, modules: await requireBootModules(release) },
     root,
@@ -27,6 +27,6 @@ export async function missingDriversOf(release: ReleaseInfo, root = "/"): Promis
 }
 
 /** The same for the release in `dir`; a ReleaseInvalid refusal when it does not read. */
-export async function releaseMissingDrivers(dir: string, root = "/"): Promise<MissingModules> {
+export async function releaseMissingDrivers(dir: string, root = "/"): Promise<MissingDrivers> {
   return missingDriversOf(await requireRelease(dir), root);
 }

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { BootModules } from "../formats/boot-modules.ts";
 import { bootPathOf, judgeChain, judgeLevel, missingOf } from "../hardware/boot-path.ts";
 import { classifyDisk } from "../hardware/disks/classify.ts";
-import type { ContentProbe, Disk, DiskFacts, MissingModules } from "../hardware/disks/index.ts";
+import type { ContentProbe, Disk, DiskFacts, MissingDrivers } from "../hardware/disks/index.ts";
 import { findMissingDrivers } from "../hardware/missing-drivers.ts";
 import { findDisks, findNics } from "../hardware/sysfs.ts";
 import { parseManifest } from "../manifest/index.ts";
@@ -293,7 +293,7 @@ const inventory = async (): Promise<Inventory> => ({
 });
 
 /** The disk inventory of the workstation fixture: its sysfs facts, blank contents, the verdict filled in. */
-async function workstationDisks(fill: MissingModules | undefined): Promise<Disk[]> {
+async function workstationDisks(fill: MissingDrivers | undefined): Promise<Disk[]> {
   const found = await findDisks(WORKSTATION);
   return found.map((d) => {
     const facts: DiskFacts = {

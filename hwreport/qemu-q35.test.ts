@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { BootModules } from "../formats/boot-modules.ts";
 import { bootPathOf, busOf, judgeChain, missingOf, modulesOf } from "../hardware/boot-path.ts";
 import { classifyDisk } from "../hardware/disks/classify.ts";
-import type { ContentProbe, Disk, DiskFacts, MissingModules } from "../hardware/disks/index.ts";
+import type { ContentProbe, Disk, DiskFacts, MissingDrivers } from "../hardware/disks/index.ts";
 import { findMissingDrivers } from "../hardware/missing-drivers.ts";
 import { findDisks, findNics } from "../hardware/sysfs.ts";
 import { buildReport } from "./report.ts";
@@ -262,7 +262,7 @@ describe("the report on the stick in the QEMU q35 guest", async () => {
     failed: [],
   };
   // The disk inventory as the stick sees it: sdb is the stick (removable), the rest blank.
-  const inventory = async (fill: MissingModules | undefined): Promise<Disk[]> =>
+  const inventory = async (fill: MissingDrivers | undefined): Promise<Disk[]> =>
     (await findDisks(ROOT)).map((d) => {
       const facts: DiskFacts = {
         path: `/dev/${d.name}`,

@@ -11,7 +11,7 @@ import {
   missingOf,
   modulesOf,
 } from "../hardware/boot-path.ts";
-import { inventoryDisks, type MissingModules } from "../hardware/disks/index.ts";
+import { inventoryDisks, type MissingDrivers } from "../hardware/disks/index.ts";
 import type { Disk } from "../hardware/disks/types.ts";
 import { findDisks, findNics } from "../hardware/sysfs.ts";
 import { planLayout } from "../installer/plan/plan-layout.ts";
@@ -49,7 +49,7 @@ export interface ReportInput {
   /** Read system, CPU, memory and firmware (systeminformation); tests of a fixture tree skip it. */
   readonly inventory?: (root: string) => Promise<Inventory>;
   /** The disk inventory, with the boot-path verdict filled in (inventoryDisks by default). */
-  readonly disks?: (missingModules: MissingModules | undefined) => Promise<Disk[]>;
+  readonly disks?: (missingModules: MissingDrivers | undefined) => Promise<Disk[]>;
   readonly now?: Date;
   readonly newInstallId?: string;
 }
@@ -71,12 +71,12 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
     return { d, chain, missing: boot ? missingOf(chain) : null };
   });
   const missingByName = new Map(judged.map((j) => [j.d.name, j.missing ?? []]));
-  const fill: MissingModules | undefined = boot
+  const fill: MissingDrivers | undefined = boot
     ? (facts) => missingByName.get(facts.name) ?? []
     : undefined;
   let classified: Disk[] | undefined;
   try {
-    classified = await (input.disks ?? ((f) => inventoryDisks([], undefined, f)))(fill);
+    classified = await (input.disks ?? ((f) => inventoryDisks({ missingDrivers: f })))(fill);
   } catch (error) {
     problems.push({
       code: "section-failed",

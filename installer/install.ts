@@ -9,19 +9,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeFileAtomic } from "../common/atomic-file.ts";
 import { LikenError } from "../common/errors.ts";
-import { CLAIM_HEAD_OFFSET, type Claim, claimTailOffset, encodeClaim } from "../formats/claim.ts";
+import { CLAIM_HEAD_OFFSET, claimTailOffset, encodeClaim } from "../formats/claim.ts";
 import { parseGpt } from "../formats/gpt.ts";
 import { journalHeader } from "../formats/journal-header.ts";
 import { type ReleaseInfo, requireRelease, verifyRelease } from "../formats/release.ts";
 import { hashRegion, writeImage, zeroRegion } from "../formats/write-image.ts";
-import { type Disk, inventoryDisks, type MissingModules } from "../hardware/disks/index.ts";
+import { type Disk, inventoryDisks, type MissingDrivers } from "../hardware/disks/index.ts";
 import { missingDriversOf } from "../hardware/missing-drivers.ts";
 import type { Manifest } from "../manifest/types.ts";
 import { writeGpt } from "../tools/sfdisk.ts";
 import { eraseDisk } from "./erase.ts";
 import { buildEsp } from "./esp.ts";
 import { type DiskHandle, lockDisk } from "./lock.ts";
-import { planLayout } from "./plan/plan-layout.ts";
+import { type InstallClaim, type InstallPlan, planInstall } from "./plan/plan-install.ts";
 import type { Layout, PlannedDisk, PlannedPartition } from "./plan/types.ts";
 import { buildState } from "./state.ts";
 import {
@@ -30,22 +30,14 @@ import {
   installerStatus,
   readBootId,
 } from "./status.ts";
+import { type InstallStep, type PlannedStep, stepOf } from "./steps.ts";
 
 const MIB = 1024 * 1024;
 
-export type InstallStep =
-  | "preflight"
-  | "plan"
-  | "lock"
-  | "erase"
-  | "claim"
-  | "partition"
-  | "esp"
-  | "slot"
-  | "journal"
-  | "storage"
-  | "state"
-  | "complete";
+export type { InstallStep };
+
+/** A plan with disks to write. */
+type PlanToRun = Extract<InstallPlan, { kind: "install" }>;
 
 /**
  * Where each step is published as it begins, its status document written: for whoever
@@ -101,7 +93,7 @@ class InstallRun {
   private readonly handles = new Map<string, DiskHandle>();
   private workDir: string | undefined;
   /** The release's boot-path verdict on each disk (preflight): unsupported disks are left out. */
-  private missingDrivers: MissingModules | undefined;
+  private missingDrivers: MissingDrivers | undefined;
 
   constructor(
     private readonly request: InstallRequest,
@@ -109,49 +101,58 @@ class InstallRun {
   ) {}
 
   async execute(): Promise<InstallOutcome> {
-    const release = await this.begin("preflight", "verifying the release", () => this.preflight());
-    const disks = await inventoryDisks(this.request.paths, undefined, this.missingDrivers);
-    const done = this.findCompleteInstall(disks, release);
-    if (done) {
+    const wanted = this.request.manifest.release.version;
+    const release = await this.runStep(stepOf("preflight", wanted), () => this.preflight());
+    const plan = await this.runStep(stepOf("plan", release.version), async () =>
+      this.plan(release),
+    );
+    if (plan.kind === "done") {
       const status = await this.writeStatus(
         "Installed",
         "",
-        `already installed on ${done.path}; nothing written`,
+        `already installed on ${plan.disk.path}; nothing written`,
       );
-      return { result: "already-installed", disk: done, status };
+      return { result: "already-installed", disk: plan.disk, status };
     }
-    const layout = await this.begin("plan", "planning the layout", async () =>
-      this.plan(disks, release),
-    );
-    this.layout = layout;
-    await this.begin("lock", "locking the target disks", () => this.lockTargets(layout));
-    for (const disk of layout.disks.filter((d) => d.action === "erase-and-write")) {
-      await this.begin("erase", `erasing the liken install on ${disk.path}`, () =>
-        this.erase(disk),
-      );
-    }
-    const claim = this.claimFor(layout, disks);
-    await this.begin("claim", "writing the liken claim", () => this.writeClaims(claim, false));
-    await this.begin("partition", "writing the partition tables", () => this.partition());
-    const system = layout.disks[0] as PlannedDisk;
-    this.workDir = await mkdtemp(join(tmpdir(), "liken-install-"));
-    await this.begin("esp", "writing the ESP", () => this.writeEsp(system, release));
-    await this.begin("slot", `writing release ${release.version} into slot A`, () =>
-      this.writeSlot(system, release),
-    );
-    await this.begin("journal", "writing the crash journal", () => this.writeJournal(system));
-    await this.begin("storage", "clearing the storage role partitions", () => this.clearStorage());
-    // The state says Installed: only the complete flag follows it.
-    await this.begin("state", "writing the state partition", () => this.writeState(system, claim));
-    await this.begin("complete", "marking the install complete", () =>
-      this.writeClaims(claim, true),
-    );
+    this.layout = plan.layout;
+    for (const step of plan.steps) await this.runStep(step, () => this.run(step, plan, release));
     const status = await this.writeStatus(
       "Installed",
       "",
-      `installed on ${layout.disks.map((d) => d.path).join(", ")}`,
+      `installed on ${plan.layout.disks.map((d) => d.path).join(", ")}`,
     );
-    return { result: "installed", layout, status };
+    return { result: "installed", layout: plan.layout, status };
+  }
+
+  // What each step of the plan does; the order and the words are the plan's (steps.ts).
+  private async run(step: PlannedStep, plan: PlanToRun, release: ReleaseInfo): Promise<void> {
+    const system = plan.layout.disks[0] as PlannedDisk;
+    switch (step.step) {
+      case "lock":
+        return this.lockTargets(plan.layout);
+      case "erase":
+        return this.erase(plannedDisk(plan.layout, step.disk));
+      case "claim":
+        return this.writeClaims(plan.claim, false);
+      case "partition":
+        return this.partition();
+      case "esp":
+        return this.writeEsp(system, release);
+      case "slot":
+        return this.writeSlot(system, release);
+      case "journal":
+        return this.writeJournal(system);
+      case "storage":
+        return this.clearStorage();
+      case "state":
+        // The state says Installed: only the complete flag follows it.
+        return this.writeState(system, plan.claim);
+      case "complete":
+        return this.writeClaims(plan.claim, true);
+      case "preflight":
+      case "plan":
+        throw new Error(`${step.step} is not a step of a plan`);
+    }
   }
 
   async fail(error: unknown): Promise<void> {
@@ -169,18 +170,19 @@ class InstallRun {
   }
 
   // Each step: say it, record it in the status document, run it, flush every disk.
-  private async begin<T>(step: InstallStep, what: string, body: () => Promise<T>): Promise<T> {
-    this.step = step;
-    this.request.onEvent?.({ type: "step", step, what });
+  private async runStep<T>(step: PlannedStep, body: () => Promise<T>): Promise<T> {
+    const { what } = step;
+    this.step = step.step;
+    this.request.onEvent?.({ type: "step", step: step.step, what });
     await this.writeStatus("Installing", "", what);
-    if (step$.hasSubscribers) step$.publish({ step } satisfies InstallStepMessage);
+    if (step$.hasSubscribers) step$.publish({ step: step.step } satisfies InstallStepMessage);
     const result = await body().catch((error: unknown) => {
       if (error instanceof LikenError) throw error;
       throw new LikenError({
         kind: "failed",
         what: `${what}: ${error instanceof Error ? error.message : String(error)}`,
         hint: "run the same install again; it is safe to repeat",
-        reason: "WriteFailed",
+        reason: step.failure,
         cause: error,
       });
     });
@@ -206,54 +208,22 @@ class InstallRun {
     return release;
   }
 
-  // A complete install of this machine: the same release is done; another needs a wipe.
-  private findCompleteInstall(disks: readonly Disk[], release: ReleaseInfo): Disk | undefined {
-    if (this.request.wipe) return undefined;
-    const { manifest, machine } = this.request;
-    const done = disks.find(
-      (d) =>
-        d.verdict === "liken" &&
-        d.claim?.complete &&
-        d.claim.use === "system" &&
-        d.claim.cluster === manifest.cluster &&
-        d.claim.machine === machine,
-    );
-    if (done && done.claim?.release !== release.version) {
-      throw new LikenError({
-        kind: "refused",
-        what: `${done.path} holds release ${done.claim?.release} of ${machine}`,
-        hint: `use wipe and reinstall to install ${release.version}`,
-        reason: "DiskNotBlank",
-      });
-    }
-    return done;
-  }
-
-  private plan(disks: readonly Disk[], release: ReleaseInfo): Layout {
+  // The disks as they are now, and the plan for them (plan/plan-install.ts decides).
+  private async plan(release: ReleaseInfo): Promise<PlanToRun | { kind: "done"; disk: Disk }> {
     const { manifest, machine, wipe, paths } = this.request;
-    // Wipe and reinstall names disks to erase: one that holds data liken did not write stops it all.
-    const foreign = wipe
-      ? disks.filter((d) => d.verdict === "foreign" && paths.includes(d.path))
-      : [];
-    if (foreign.length > 0) {
-      const list = foreign.map((d) => `${d.path} (${d.reasons.join(", ")})`).join("; ");
-      throw new LikenError({
-        kind: "refused",
-        what: `wipe and reinstall refuses disks holding data liken did not write: ${list}`,
-        hint: "leave those disks out; liken erases only disks it wrote",
-        reason: "DiskNotLiken",
-      });
-    }
-    const result = planLayout({
+    const disks = await inventoryDisks({ paths, missingDrivers: this.missingDrivers });
+    const plan = planInstall({
       disks,
       manifest,
       machine,
       release,
       wipe,
+      paths,
       newInstallId: randomUUID(),
+      now: Math.floor(Date.now() / 1000),
     });
-    if (!result.ok) {
-      const { reason, message, hint } = result.failure;
+    if (plan.kind === "refused") {
+      const { reason, message, hint } = plan.failure;
       throw new LikenError({
         kind: reason === "UnknownMachine" ? "usage" : "refused",
         what: message,
@@ -261,17 +231,17 @@ class InstallRun {
         reason,
       });
     }
-    return result.layout;
+    return plan;
   }
 
   private async lockTargets(layout: Layout): Promise<void> {
     for (const d of layout.disks) this.handles.set(d.path, await lockDisk(d.path, d.kind));
     // Classified again under the lock: what the plan saw must still be true.
-    const again = await inventoryDisks(
-      layout.disks.map((d) => d.path),
-      new Set(this.handles.keys()),
-      this.missingDrivers,
-    );
+    const again = await inventoryDisks({
+      paths: layout.disks.map((d) => d.path),
+      held: new Set(this.handles.keys()),
+      missingDrivers: this.missingDrivers,
+    });
     for (const planned of layout.disks) {
       const now = again.find((d) => d.path === planned.path);
       const expected = planned.action === "write" ? "blank" : "liken";
@@ -292,7 +262,7 @@ class InstallRun {
     const head = Buffer.alloc(MIB);
     await handle.file.read(head, 0, head.length, 0);
     await eraseDisk(handle, planned.size, planned.kind, parseGpt(head, [planned.sectorSize]));
-    const [after] = await inventoryDisks([planned.path], new Set([planned.path]));
+    const [after] = await inventoryDisks({ paths: [planned.path], held: new Set([planned.path]) });
     if (after?.verdict !== "blank") {
       throw new LikenError({
         kind: "failed",
@@ -303,28 +273,8 @@ class InstallRun {
     }
   }
 
-  // A resumed install keeps its start time; the generation is 1 while partial, 2 when complete.
-  private claimFor(
-    layout: Layout,
-    disks: readonly Disk[],
-  ): Omit<Claim, "use" | "complete" | "generation"> {
-    const resumed = disks.find((d) => d.claim?.installId === layout.installId);
-    const createdAt = resumed?.claim
-      ? Date.parse(resumed.claim.createdAt) / 1000
-      : Math.floor(Date.now() / 1000);
-    return {
-      cluster: layout.cluster,
-      machine: layout.machine,
-      installId: layout.installId,
-      release: layout.release,
-      createdAt,
-    };
-  }
-
-  private async writeClaims(
-    claim: Omit<Claim, "use" | "complete" | "generation">,
-    complete: boolean,
-  ): Promise<void> {
+  // The generation is 1 while partial, 2 when complete.
+  private async writeClaims(claim: InstallClaim, complete: boolean): Promise<void> {
     for (const planned of this.plannedDisks()) {
       const bytes = encodeClaim({
         ...claim,
@@ -360,11 +310,12 @@ class InstallRun {
 
   private async writeEsp(system: PlannedDisk, release: ReleaseInfo): Promise<void> {
     const esp = part(system, "esp");
-    const image = join(this.work(), "esp.img");
+    const work = await this.work();
+    const image = join(work, "esp.img");
     await buildEsp({
       image,
       size: esp.size,
-      workDir: this.work(),
+      workDir: work,
       release,
       slot: "a",
       rootPartUuid: part(system, "slot-a").uuid,
@@ -403,12 +354,10 @@ class InstallRun {
     await file.write(header, 0, header.length, journal.start);
   }
 
-  private async writeState(
-    system: PlannedDisk,
-    claim: Omit<Claim, "use" | "complete" | "generation">,
-  ): Promise<void> {
+  private async writeState(system: PlannedDisk, claim: InstallClaim): Promise<void> {
     const state = part(system, "state");
-    const image = join(this.work(), "state.img");
+    const work = await this.work();
+    const image = join(work, "state.img");
     const { manifest } = this.request;
     const machine = manifest.machines.find((m) => m.name === this.request.machine)!;
     const status = this.statusDocument(
@@ -419,7 +368,7 @@ class InstallRun {
     await buildState({
       image,
       size: state.size,
-      workDir: this.work(),
+      workDir: work,
       manifest,
       machine,
       installId: claim.installId,
@@ -487,10 +436,16 @@ class InstallRun {
     return h;
   }
 
-  private work(): string {
-    if (!this.workDir) throw new Error("no scratch folder");
+  private async work(): Promise<string> {
+    this.workDir ??= await mkdtemp(join(tmpdir(), "liken-install-"));
     return this.workDir;
   }
+}
+
+function plannedDisk(layout: Layout, path: string | undefined): PlannedDisk {
+  const disk = layout.disks.find((d) => d.path === path);
+  if (!disk) throw new Error(`${path} is not a disk of the plan`);
+  return disk;
 }
 
 function part(disk: PlannedDisk, content: PlannedPartition["content"]): PlannedPartition {

@@ -32,7 +32,7 @@ export async function loadMenuData(src: MenuSources, previous?: MenuData): Promi
   }
   // The release's boot-path verdict: a disk it cannot drive at boot is unsupported.
   const missing = await releaseMissingDrivers(src.releaseDir).catch(() => undefined);
-  const listed = await inventoryDisks(src.paths, undefined, missing).then(
+  const listed = await inventoryDisks({ paths: src.paths, missingDrivers: missing }).then(
     (disks) => ({ disks, problem: undefined }),
     (error: unknown) => {
       if (!previous) throw error;

@@ -1,35 +1,23 @@
-// The steps of an install as the progress screen lists them: known before it starts (from
-// the layout), then moved along by the installer's events, whose wording wins.
-import type { InstallEvent, InstallStep } from "../installer/install.ts";
+// The steps of an install as the progress screen lists them: the installer's own list
+// (installer/steps.ts) for the confirmed layout, moved along by the installer's events.
+import type { InstallEvent } from "../installer/install.ts";
 import type { Layout } from "../installer/plan/types.ts";
+import { installSteps } from "../installer/steps.ts";
 import type { InstallRun, StepLine, StepState } from "./types.ts";
 
-/** A new attempt: every step pending, in the order install() runs them. */
+/** A new attempt: every step pending, in the order install() runs them (installer/steps.ts). */
 export function startRun(machine: string, wipe: boolean, release: string, layout: Layout) {
-  const erased = layout.disks.filter((d) => d.action === "erase-and-write");
-  const steps: [InstallStep, string][] = [
-    ["preflight", "verifying the release"],
-    ["plan", "planning the layout"],
-    ["lock", "locking the target disks"],
-    ...erased.map((d): [InstallStep, string] => [
-      "erase",
-      `erasing the liken install on ${d.path}`,
-    ]),
-    ["claim", "writing the liken claim"],
-    ["partition", "writing the partition tables"],
-    ["esp", "writing the ESP"],
-    ["slot", `writing release ${release} into slot A`],
-    ["journal", "writing the crash journal"],
-    ["state", "writing the state partition"],
-    ["storage", "clearing the storage role partitions"],
-    ["complete", "marking the install complete"],
-  ];
+  const erased = layout.disks.filter((d) => d.action === "erase-and-write").map((d) => d.path);
   const run: InstallRun = {
     machine,
     wipe,
     release,
     layout,
-    steps: steps.map(([step, what]) => ({ step, what, state: "pending" })),
+    steps: installSteps(release, erased).map(({ step, what }) => ({
+      step,
+      what,
+      state: "pending",
+    })),
   };
   return run;
 }

@@ -31,7 +31,7 @@ REASONS say why; docs/disks.md explains each and what to do.`,
     },
   ],
   async run(args, io) {
-    const found = await inventoryDisks(args.operands);
+    const found = await inventoryDisks({ paths: args.operands });
     io.out(args.options.json ? `${JSON.stringify(found, null, 2)}\n` : renderDisks(found));
     return 0;
   },

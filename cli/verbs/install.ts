@@ -101,7 +101,9 @@ status document (phase Failed and a reason) and exits 1.`,
     } catch (error) {
       // The operator sees the error line (main prints it) and every disk with its verdict.
       const missing = await releaseMissingDrivers(release).catch(() => undefined);
-      const disks = await inventoryDisks(args.operands, undefined, missing).catch(() => []);
+      const disks = await inventoryDisks({ paths: args.operands, missingDrivers: missing }).catch(
+        () => [],
+      );
       io.err(`${renderDisks(disks)}`);
       if (json) io.out(await readFile(statusFile, "utf8").catch(() => ""));
       throw error;

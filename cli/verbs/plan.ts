@@ -52,7 +52,7 @@ disk that needs a driver the release cannot load at boot is left out
     // With a release, a disk whose driver chain needs a module it cannot load at boot is
     // unsupported (missing-driver:<module>), as install would see it.
     const missing = release ? await missingDriversOf(release) : undefined;
-    const disks = await inventoryDisks(args.operands, undefined, missing);
+    const disks = await inventoryDisks({ paths: args.operands, missingDrivers: missing });
     const result = planLayout({
       disks,
       manifest,

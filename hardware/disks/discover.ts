@@ -14,16 +14,16 @@ const LOADER_PART_UUID_VAR =
  * The modules a block device's driver chain needs that the release cannot load at boot: the
  * hardware report's boot-path verdict (hwreport/). Without one, no disk misses a module.
  */
-export type MissingModules = (disk: DiskFacts) => readonly string[];
+export type MissingDrivers = (disk: DiskFacts) => readonly string[];
 
 /** Every disk of the machine, or exactly `paths` (block devices and image files) when given. */
 export async function discoverDisks(
   paths: readonly string[],
-  missingModules?: MissingModules,
+  missingDrivers?: MissingDrivers,
 ): Promise<DiskFacts[]> {
   const facts = await discoverFacts(paths);
-  if (!missingModules) return facts;
-  return facts.map((f) => (f.kind === "block" ? { ...f, missingModules: missingModules(f) } : f));
+  if (!missingDrivers) return facts;
+  return facts.map((f) => (f.kind === "block" ? { ...f, missingModules: missingDrivers(f) } : f));
 }
 
 async function discoverFacts(paths: readonly string[]): Promise<DiskFacts[]> {

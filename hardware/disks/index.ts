@@ -1,24 +1,28 @@
 // The disk inventory: discovery, probing and classification together.
 import { classifyDisk } from "./classify.ts";
-import { discoverDisks, type MissingModules } from "./discover.ts";
+import { discoverDisks, type MissingDrivers } from "./discover.ts";
 import { probeDisks } from "./probe.ts";
 import type { ContentProbe, Disk } from "./types.ts";
 
 export { classifyDisk, MIN_DISK_SIZE } from "./classify.ts";
-export type { MissingModules } from "./discover.ts";
+export type { MissingDrivers } from "./discover.ts";
 export type { ClaimSummary, ContentProbe, Disk, DiskFacts, Verdict } from "./types.ts";
 
-/**
- * Every disk of the machine, or exactly `paths`, each with its verdict and reasons. With
- * `missingModules` (the hardware report's boot-path verdict), a disk whose driver chain
- * needs a module the release cannot load at boot is `unsupported`.
- */
-export async function inventoryDisks(
-  paths: readonly string[] = [],
-  held?: ReadonlySet<string>,
-  missingModules?: MissingModules,
-): Promise<Disk[]> {
-  const facts = await discoverDisks(paths, missingModules);
-  const probes = await probeDisks(facts, held);
+export interface InventoryOptions {
+  /** Exactly these block devices and image files; every disk of the machine when empty. */
+  readonly paths?: readonly string[];
+  /** Disks this process holds open exclusively (the installer's lock): not "in use" for that. */
+  readonly held?: ReadonlySet<string>;
+  /**
+   * The release's boot-path verdict (hardware/missing-drivers.ts): a disk whose driver chain
+   * needs a module the release cannot load at boot is `unsupported`.
+   */
+  readonly missingDrivers?: MissingDrivers;
+}
+
+/** Every disk of the machine, or exactly `paths`, each with its verdict and reasons. */
+export async function inventoryDisks(options: InventoryOptions = {}): Promise<Disk[]> {
+  const facts = await discoverDisks(options.paths ?? [], options.missingDrivers);
+  const probes = await probeDisks(facts, options.held);
   return facts.map((f, i) => classifyDisk(f, probes[i] as ContentProbe));
 }

@@ -95,7 +95,7 @@ async function readClaim(handle: FileHandle, size: number): Promise<InspectedCla
 
 // The refusal names what the disk holds instead, as `disks` would say it.
 async function notLiken(path: string): Promise<LikenError> {
-  const [disk] = await inventoryDisks([path]).catch(() => []);
+  const [disk] = await inventoryDisks({ paths: [path] }).catch(() => []);
   const reasons = disk?.reasons.length ? disk.reasons.join(", ") : "no valid liken claim";
   return new LikenError({
     kind: "refused",

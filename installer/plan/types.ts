@@ -65,6 +65,7 @@ export type PlanFailureReason =
   | "UnknownMachine"
   | "NoEligibleDisk"
   | "DiskNotBlank"
+  | "DiskNotLiken"
   | "DiskTooSmall"
   | "MissingDriver"
   | "ReleaseTooLarge";

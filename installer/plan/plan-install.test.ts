@@ -1,0 +1,135 @@
+import { describe, expect, it } from "vitest";
+import type { ClaimSummary, Disk } from "../../hardware/disks/types.ts";
+import type { Manifest } from "../../manifest/types.ts";
+import { type InstallPlanInput, planInstall } from "./plan-install.ts";
+
+const MIB = 1024 * 1024;
+const GIB = 1024 * MIB;
+const NEW_ID = "0b7e8a52-34c1-4b7f-9a55-3f1d2e4c5a6b";
+const NOW = 1_780_000_000;
+
+const manifest: Manifest = {
+  cluster: "mycluster",
+  release: { version: "1.0.0" },
+  layout: { esp: 512 * MIB, slot: 2 * GIB, crash_journal: 64 * MIB, state: GIB },
+  storage: [{ role: "data", size: "rest" }],
+  machines: [{ name: "leader-1", role: "leader", ports: [], reboot_policy: "Automatic" }],
+};
+
+function disk(path: string, extra: Partial<Disk> = {}): Disk {
+  return {
+    path,
+    size: 32 * GIB,
+    verdict: "blank",
+    reasons: [],
+    logicalSectorSize: 512,
+    physicalSectorSize: 512,
+    rotational: false,
+    kind: "block",
+    ...extra,
+  };
+}
+
+function liken(path: string, claim: Partial<ClaimSummary>): Disk {
+  return disk(path, {
+    verdict: "liken",
+    claim: {
+      cluster: "mycluster",
+      machine: "leader-1",
+      installId: "7d0c9e2a-1b3f-4c5d-8e9f-0a1b2c3d4e5f",
+      release: "1.0.0",
+      use: "system",
+      complete: true,
+      createdAt: "2026-01-02T03:04:05.000Z",
+      ...claim,
+    },
+  });
+}
+
+function plan(disks: Disk[], over: Partial<InstallPlanInput> = {}) {
+  return planInstall({
+    disks,
+    manifest,
+    machine: "leader-1",
+    release: { version: "1.0.0", rootfsSize: 64 * MIB },
+    wipe: false,
+    paths: [],
+    newInstallId: NEW_ID,
+    now: NOW,
+    ...over,
+  });
+}
+
+describe("planInstall", () => {
+  it("plans a fresh install: the claim starts now, the steps run from lock to complete, storage before state", () => {
+    const p = plan([disk("/dev/vda")]);
+    if (p.kind !== "install") throw new Error(p.kind);
+    expect(p.claim).toEqual({
+      cluster: "mycluster",
+      machine: "leader-1",
+      installId: NEW_ID,
+      release: "1.0.0",
+      createdAt: NOW,
+    });
+    expect(p.steps.map((s) => s.what)).toEqual([
+      "locking the target disks",
+      "writing the liken claim",
+      "writing the partition tables",
+      "writing the ESP",
+      "writing release 1.0.0 into slot A",
+      "writing the crash journal",
+      "clearing the storage role partitions",
+      "writing the state partition",
+      "marking the install complete",
+    ]);
+  });
+
+  it("says a complete install of the same release is done, and refuses another release", () => {
+    const done = liken("/dev/vda", {});
+    expect(plan([done])).toEqual({ kind: "done", disk: done });
+    const older = plan([done], { release: { version: "2.0.0", rootfsSize: 64 * MIB } });
+    expect(older).toMatchObject({
+      kind: "refused",
+      failure: {
+        reason: "DiskNotBlank",
+        message: "/dev/vda holds release 1.0.0 of leader-1",
+        hint: "use wipe and reinstall to install 2.0.0",
+      },
+    });
+  });
+
+  it("resumes a partial install with its own start time", () => {
+    const partial = liken("/dev/vda", { complete: false });
+    const p = plan([partial]);
+    if (p.kind !== "install") throw new Error(p.kind);
+    expect(p.claim.installId).toBe("7d0c9e2a-1b3f-4c5d-8e9f-0a1b2c3d4e5f");
+    expect(p.claim.createdAt).toBe(Date.parse("2026-01-02T03:04:05.000Z") / 1000);
+  });
+
+  it("refuses a wipe that names a disk holding data liken did not write", () => {
+    const foreign = disk("/dev/vdb", { verdict: "foreign", reasons: ["signature:ext4@0x438"] });
+    expect(
+      plan([liken("/dev/vda", {}), foreign], { wipe: true, paths: ["/dev/vda", "/dev/vdb"] }),
+    ).toMatchObject({
+      kind: "refused",
+      failure: {
+        reason: "DiskNotLiken",
+        message:
+          "wipe and reinstall refuses disks holding data liken did not write: /dev/vdb (signature:ext4@0x438)",
+      },
+    });
+  });
+
+  it("erases each liken disk of a wipe in a step of its own", () => {
+    const p = plan([liken("/dev/vda", {})], { wipe: true });
+    if (p.kind !== "install") throw new Error(p.kind);
+    expect(p.steps.filter((s) => s.step === "erase")).toEqual([
+      {
+        step: "erase",
+        what: "erasing the liken install on /dev/vda",
+        disk: "/dev/vda",
+        failure: "WriteFailed",
+      },
+    ]);
+  });
+});
