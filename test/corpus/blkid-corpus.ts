@@ -22,7 +22,14 @@ import { chmod, copyFile, type FileHandle, mkdir, open, readdir, rm } from "node
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { run } from "../../tools/exec.ts";
-import { type CorpusCase, DISK_BYTES, isAllZero, MIN_DISK_BYTES, MiB } from "./disk-corpus.ts";
+import {
+  type CorpusCase,
+  DISK_BYTES,
+  isAllZero,
+  MIN_DISK_BYTES,
+  MiB,
+  mapLimit,
+} from "./disk-corpus.ts";
 
 /** ../shared/corpus/util-linux-blkid, resolved from this file (repo root/../shared). */
 export const SHARED_BLKID_IMAGES_DIR = fileURLToPath(
@@ -248,21 +255,4 @@ async function wipefsTypes(path: string): Promise<string[]> {
   if (stdout.trim() === "") return [];
   const parsed = JSON.parse(stdout) as { signatures?: { type: string }[] };
   return [...new Set((parsed.signatures ?? []).map((s) => s.type))];
-}
-
-async function mapLimit<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
 }

@@ -25,6 +25,7 @@ import {
   hexOffset,
   loopsBackedBy,
   MIN_DISK_BYTES,
+  mapLimit,
   md1Offset,
   md090Offset,
   nonzeroEnds,
@@ -128,23 +129,6 @@ async function openExclusiveRefused(path: string): Promise<string | undefined> {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code;
   }
-}
-
-async function mapLimit<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
 }
 
 /** Every problem with one case, as sentences (empty when the case is real). */

@@ -742,7 +742,7 @@ async function luksFormat(file: string, dir: string, type: "luks1" | "luks2"): P
 }
 
 /** Runs `fn` over `items`, at most `limit` at a time, keeping order. */
-async function mapLimit<T, R>(
+export async function mapLimit<T, R>(
   items: readonly T[],
   limit: number,
   fn: (item: T) => Promise<R>,
