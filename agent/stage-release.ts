@@ -1,8 +1,10 @@
-// Step 4 of the boot (docs/design.md section 5): writes the spec's release into the slot that is
-// not running. The order keeps every instant safe: the slot's entries and release.toml go
-// first (a half-written slot is never bootable and reads empty), then the slot's data blocks
-// are written and read back, then its kernel and initrd, and its counted entry last. A power
-// loss anywhere leaves the proven slot to boot, and the next boot starts the staging over.
+// Writing a release into the slot that is not running: what step 4 of the boot
+// (staging-step.ts, docs/design.md section 5) runs once it has decided to stage, and the
+// refusals (StagingRefused) it ends with when the release cannot go there. The order keeps
+// every instant safe: the slot's entries and release.toml go first (a half-written slot is
+// never bootable and reads empty), then the slot's data blocks are written and read back,
+// then its kernel and initrd, and its counted entry last. A power loss anywhere leaves the
+// proven slot to boot, and the next boot starts the staging over.
 import { open } from "node:fs/promises";
 import { LikenError } from "../common/errors.ts";
 import { requireRelease, verifyRelease } from "../formats/release.ts";

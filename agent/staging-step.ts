@@ -1,5 +1,8 @@
-// Step 4 of the boot (docs/design.md section 5): read the spec (an update medium's wins and is
-// copied to the state partition), decide, and stage the release into the other slot.
+// Step 4 of the boot (docs/design.md section 5), as main() calls it: reads the spec (an update
+// medium's wins and is copied to the state partition), decides (boot-plan.ts's
+// decideStaging), and carries the decision out: nothing to do, a refusal, a staged release
+// still waiting for its reboot, or writing the release into the other slot
+// (stage-release.ts). Returns what the status document and the reboot need.
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "../common/atomic-file.ts";
@@ -8,7 +11,7 @@ import { decideStaging } from "./boot-plan.ts";
 import { applyEntryActions, listEntries } from "./esp.ts";
 import { type Partition, step } from "./machine.ts";
 import { readSpec, sourceDir } from "./spec.ts";
-import { StagingRefused, stageRelease } from "./stage.ts";
+import { StagingRefused, stageRelease } from "./stage-release.ts";
 import { STATE, UPDATE } from "./state-files.ts";
 import type { StatusInput } from "./status.ts";
 import type { BootRecord, Slot, StagingRejectedReason } from "./types.ts";
