@@ -3,6 +3,7 @@
 // their GPTs, so no tool guesses), and the watchdog.
 import { closeSync, openSync, writeSync } from "node:fs";
 import { open, readdir, readFile } from "node:fs/promises";
+import { MIB } from "../common/size.ts";
 import { parseGpt } from "../formats/gpt.ts";
 import type { Slot } from "./types.ts";
 
@@ -76,7 +77,7 @@ export async function partitions(): Promise<Partition[]> {
   const found: Partition[] = [];
   for (const disk of await readdir("/sys/block").catch(() => [] as string[])) {
     if (/^(loop|ram|zram|dm-|md|sr)/.test(disk)) continue;
-    const head = Buffer.alloc(1024 * 1024);
+    const head = Buffer.alloc(MIB);
     try {
       const handle = await open(`/dev/${disk}`, "r");
       try {

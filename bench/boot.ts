@@ -6,6 +6,7 @@
 import { copyFile, mkdir, mkdtemp, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { GIB, MIB } from "../common/size.ts";
 import { cachedRelease, cachedStick } from "../image-build/cached-build.ts";
 import { buildFatImage } from "../image-build/fat-image.ts";
 import { buildGptImage } from "../image-build/gpt-image.ts";
@@ -41,7 +42,7 @@ async function bareImage(): Promise<string> {
     "title bare\nlinux /vmlinuz\ninitrd /initrd.img\noptions console=tty0 console=ttyS0,115200\n",
   );
   await buildFatImage(join(dir, "esp.img"), {
-    size: 64 * 1024 * 1024,
+    size: 64 * MIB,
     label: "BARE",
     volumeId: "00000001",
     tree: esp,
@@ -80,14 +81,14 @@ try {
   });
   const installed = join(dir, "installed.img");
   await writeFile(installed, "");
-  await truncate(installed, 4 * 1024 ** 3);
+  await truncate(installed, 4 * GIB);
   const small = new URL("../test/fixtures/manifests/good/small.toml", import.meta.url).pathname;
   const install = ["install", "--manifest", small, "--as", "leader-1", "--release", release];
   if ((await cli([...install, installed])).code !== 0) throw new Error("install failed");
   const bare = await bareImage();
   const disk = join(dir, "disk.img");
   await writeFile(disk, "");
-  await truncate(disk, 8 * 1024 ** 3);
+  await truncate(disk, 8 * GIB);
   const stickTimes: number[] = [];
   const bareTimes: number[] = [];
   const installedTimes: number[] = [];
@@ -112,7 +113,7 @@ try {
   console.log(
     `installed disk to "slot a up":            ${i.toFixed(1)} s   ratio ${(i / b).toFixed(2)} (target <= 1.5)`,
   );
-  console.log(`stick image: ${((await stat(stick)).size / 1024 / 1024).toFixed(0)} MiB`);
+  console.log(`stick image: ${((await stat(stick)).size / MIB).toFixed(0)} MiB`);
 } finally {
   await stopAllVms();
   await rm(dir, { recursive: true, force: true });

@@ -5,12 +5,12 @@
 import { mkdtemp, readFile, rm, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { GIB, MIB } from "../common/size.ts";
 import { type InstallStep, install } from "../installer/install.ts";
 import { parseManifest } from "../manifest/index.ts";
 import { makeTestRelease } from "../test/release-fixture.ts";
 import { run } from "../tools/exec.ts";
 
-const MIB = 1024 * 1024;
 const RUNS = 3;
 const dir = await mkdtemp(join(tmpdir(), "liken-bench-install-"));
 
@@ -18,7 +18,7 @@ async function freshDisk(name: string): Promise<string> {
   const file = join(dir, name);
   await rm(file, { force: true });
   await writeFile(file, "");
-  await truncate(file, 4 * 1024 * MIB);
+  await truncate(file, 4 * GIB);
   return file;
 }
 

@@ -1,4 +1,10 @@
-// Byte counts as people write them: binary units, whole numbers.
+// Byte counts as people write them: binary units, whole numbers. The one definition of
+// each unit: everything that counts in KiB, MiB or GiB imports it from here.
+
+export const KIB = 1024;
+export const MIB = 1024 * KIB;
+export const GIB = 1024 * MIB;
+export const TIB = 1024 * GIB;
 
 const UNITS = ["B", "KiB", "MiB", "GiB", "TiB"] as const;
 

@@ -4,11 +4,11 @@
 // GPT. Each copy is one 512-byte sector, so a torn write loses at most that copy; the copy
 // with the higher generation wins. docs/install.md documents the format byte by byte.
 import { crc32 } from "node:zlib";
+import { MIB } from "../common/size.ts";
 
 export const CLAIM_SIZE = 512;
 const MAGIC = "LIKENCLM";
 const FORMAT_VERSION = 1;
-const MIB = 1024 * 1024;
 const TEXT_FIELD = 64;
 const FLAG_COMPLETE = 1;
 

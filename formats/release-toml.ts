@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { MIB } from "../common/size.ts";
 import { RELEASE_FILES } from "./release.ts";
 
 export async function writeReleaseToml(
@@ -15,7 +16,7 @@ export async function writeReleaseToml(
   for (const name of RELEASE_FILES) {
     const path = join(dir, name);
     const hash = createHash("sha256");
-    for await (const chunk of createReadStream(path, { highWaterMark: 4 * 1024 * 1024 }))
+    for await (const chunk of createReadStream(path, { highWaterMark: 4 * MIB }))
       hash.update(chunk as Buffer);
     lines.push(
       `"${name}" = { sha256 = "${hash.digest("hex")}", size = ${(await stat(path)).size} }`,

@@ -6,6 +6,7 @@ import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import TOML from "@iarna/toml";
 import { LikenError } from "../common/errors.ts";
+import { MIB } from "../common/size.ts";
 import type { BootModules } from "./boot-modules.ts";
 
 export interface ReleaseFile {
@@ -98,7 +99,7 @@ export async function verifyRelease(release: ReleaseInfo): Promise<void> {
     if (info.size !== expected.size)
       throw fail(`has ${info.size} bytes, release.toml says ${expected.size}`);
     const hash = createHash("sha256");
-    for await (const chunk of createReadStream(path, { highWaterMark: 4 * 1024 * 1024 }))
+    for await (const chunk of createReadStream(path, { highWaterMark: 4 * MIB }))
       hash.update(chunk as Buffer);
     const actual = hash.digest("hex");
     if (actual !== expected.sha256)

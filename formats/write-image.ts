@@ -3,8 +3,9 @@
 import { createHash } from "node:crypto";
 import { channel } from "node:diagnostics_channel";
 import { type FileHandle, open } from "node:fs/promises";
+import { MIB } from "../common/size.ts";
 
-const CHUNK = 4 * 1024 * 1024;
+const CHUNK = 4 * MIB;
 const BLOCK = 64 * 1024;
 
 /**

@@ -1,10 +1,9 @@
 // A disk image from partition images: a GPT with fixed GUIDs, then each image's data blocks
 // at its partition's offset. Used for the stick.
 import { open, rm, stat, truncate, writeFile } from "node:fs/promises";
+import { MIB } from "../common/size.ts";
 import { writeImage } from "../formats/write-image.ts";
 import { writeGpt } from "../tools/sfdisk.ts";
-
-const MIB = 1024 * 1024;
 
 export interface ImagePartition {
   readonly name: string;

@@ -4,13 +4,12 @@
 // MiB). Until that last step the claim stays valid, so an interrupted erase leaves a liken
 // disk that the same wipe finishes.
 
+import { MIB } from "../common/size.ts";
 import { CLAIM_SIZE, claimTailOffset } from "../formats/claim.ts";
 import type { Gpt } from "../formats/gpt.ts";
 import { zeroRegion } from "../formats/write-image.ts";
 import { discardRange } from "../tools/blkdiscard.ts";
 import type { DiskHandle } from "./lock.ts";
-
-const MIB = 1024 * 1024;
 
 export async function eraseDisk(
   disk: DiskHandle,

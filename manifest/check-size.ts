@@ -1,14 +1,8 @@
 // The size rules, shared by [layout], [[storage]] and system_disk.
+import { MIB } from "../common/size.ts";
 import type { Check } from "./check.ts";
 import type { KeyPath } from "./locate.ts";
-import {
-  formatSize,
-  isOversize,
-  nearestSizeSpelling,
-  ONE_MIB,
-  parseSize,
-  roundUpToMiB,
-} from "./size.ts";
+import { formatSize, isOversize, nearestSizeSpelling, parseSize, roundUpToMiB } from "./size.ts";
 import { isInteger, isTable, quoted } from "./toml-values.ts";
 
 export interface SizeRule {
@@ -68,7 +62,7 @@ export function readSize(
     );
     return undefined;
   }
-  if (rule.partition && size % ONE_MIB !== 0) {
+  if (rule.partition && size % MIB !== 0) {
     const rounded = JSON.stringify(formatSize(roundUpToMiB(size)));
     ck.warn(pos, `${shown} is not a multiple of 1MiB`, `it will be rounded up to ${rounded}`);
   }

@@ -2,38 +2,34 @@
 // Decimal units (GB) and fractions are refused rather than guessed, because a partition
 // that is 7% smaller than the operator meant is found only when it fills up.
 
-const KiB = 1024;
-const MiB = 1024 * KiB;
-const GiB = 1024 * MiB;
+import { GIB, KIB, MIB, TIB } from "../common/size.ts";
 
 export const SIZE_UNITS: Readonly<Record<string, number>> = Object.freeze({
   B: 1,
-  KiB,
-  MiB,
-  GiB,
-  TiB: 1024 * GiB,
+  KiB: KIB,
+  MiB: MIB,
+  GiB: GIB,
+  TiB: TIB,
 });
 
 const SIZE_FORM = /^(0|[1-9][0-9]*)(B|KiB|MiB|GiB|TiB)$/;
 
 /** Default sizes of the system partitions, in bytes. */
 export const LAYOUT_DEFAULTS = Object.freeze({
-  esp: 512 * MiB,
-  slot: 2 * GiB,
-  crash_journal: 64 * MiB,
-  state: 1 * GiB,
+  esp: 512 * MIB,
+  slot: 2 * GIB,
+  crash_journal: 64 * MIB,
+  state: 1 * GIB,
 });
 
 /** The smallest sizes the installer accepts, in bytes. */
 export const MINIMUMS = Object.freeze({
-  esp: 256 * MiB,
-  slot: 256 * MiB,
-  crash_journal: 8 * MiB,
-  state: 64 * MiB,
-  storage_role: 64 * MiB,
+  esp: 256 * MIB,
+  slot: 256 * MIB,
+  crash_journal: 8 * MIB,
+  state: 64 * MIB,
+  storage_role: 64 * MIB,
 });
-
-export const ONE_MIB = MiB;
 
 /**
  * Bytes for a manifest size, "rest" for "rest", undefined when the value is not a size.
@@ -64,7 +60,7 @@ export function isOversize(value: unknown): boolean {
 export { formatSize } from "../common/size.ts";
 
 export function roundUpToMiB(bytes: number): number {
-  return Math.ceil(bytes / MiB) * MiB;
+  return Math.ceil(bytes / MIB) * MIB;
 }
 
 const NEAR_UNITS: Readonly<Record<string, string>> = {

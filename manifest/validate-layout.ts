@@ -1,4 +1,5 @@
 // [layout]: the sizes of the system partitions.
+import { GIB } from "../common/size.ts";
 import type { Check } from "./check.ts";
 import { readSize } from "./check-size.ts";
 import { LAYOUT_KEYS } from "./keys.ts";
@@ -7,7 +8,7 @@ import { isTable, quoted, type TomlTable } from "./toml-values.ts";
 import type { Layout } from "./types.ts";
 
 /** Below this a release's root filesystem is unlikely to fit, though the installer allows it. */
-const COMFORTABLE_SLOT = 1024 ** 3;
+const COMFORTABLE_SLOT = GIB;
 
 export function readLayout(ck: Check, doc: TomlTable): Layout | undefined {
   const layout = doc.layout;

@@ -15,13 +15,13 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
 import { repoRoot } from "../common/repo-root.ts";
+import { GIB } from "../common/size.ts";
 import { cachedRelease, cachedStick } from "../image-build/cached-build.ts";
 import { shell, waitForShell } from "../test/qemu/guest-shell.ts";
 import { startVm } from "../test/qemu/harness.ts";
 
 const root = repoRoot();
 const dest = resolve(process.argv[2] ?? join(root, "hwreport/fixtures/qemu-q35"));
-const GIB = 1024 ** 3;
 // Markers the guest prints; typed with a break ("CAP""TURE") so the echo of the command
 // line never matches them.
 const BEGIN = "CAPTURE-BEGIN";

@@ -3,6 +3,7 @@
 // noRestrictedImports enforces it).
 import type { Readable, Writable } from "node:stream";
 import { execa } from "execa";
+import { MIB } from "../common/size.ts";
 import hostTools from "./host-tools.json" with { type: "json" };
 
 export interface RunOptions {
@@ -55,7 +56,7 @@ export async function run(
     cwd: options.cwd,
     ...(options.input === undefined ? { stdin: "ignore" as const } : { input: options.input }),
     stripFinalNewline: false,
-    maxBuffer: 256 * 1024 * 1024,
+    maxBuffer: 256 * MIB,
   });
   const stderr = String(result.stderr ?? "");
   const stdout = String(result.stdout ?? "");

@@ -5,7 +5,7 @@ import { copyFile, mkdtemp, rm, stat, truncate, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { LikenError, usageError } from "../../common/errors.ts";
-import { formatSize } from "../../common/size.ts";
+import { formatSize, MIB } from "../../common/size.ts";
 import {
   type Accel,
   chooseAccel,
@@ -45,7 +45,7 @@ export function parseDiskOption(text: string): DiskOption {
   const size = /^(\d+)([KMGT])(?:i?B)?$/i.exec(what);
   if (size) {
     const bytes = Number(size[1]) * 1024 ** UNITS[size[2]!.toUpperCase() as keyof typeof UNITS];
-    if (bytes < 1024 ** 2) throw usageError(`--disk ${text}: too small`, "give at least 1M");
+    if (bytes < MIB) throw usageError(`--disk ${text}: too small`, "give at least 1M");
     return { kind: "new", bytes, bus };
   }
   return { kind: "file", path: what, bus };

@@ -5,6 +5,7 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { MIB } from "../../common/size.ts";
 
 /** The cache folder for one kind of input (`debs`, `node`). */
 export function defaultCacheDir(kind: string): string {
@@ -16,7 +17,7 @@ export function defaultCacheDir(kind: string): string {
 
 export async function sha256File(path: string): Promise<string> {
   const hash = createHash("sha256");
-  for await (const chunk of createReadStream(path, { highWaterMark: 4 * 1024 * 1024 }))
+  for await (const chunk of createReadStream(path, { highWaterMark: 4 * MIB }))
     hash.update(chunk as Buffer);
   return hash.digest("hex");
 }

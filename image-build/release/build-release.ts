@@ -5,6 +5,7 @@
 import { createCipheriv, createHash } from "node:crypto";
 import { copyFile, mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { MIB } from "../../common/size.ts";
 import { writeReleaseToml } from "../../formats/release-toml.ts";
 import { makeErofs } from "../../tools/mkfs-erofs.ts";
 import { bundleAgent } from "../bundle.ts";
@@ -114,9 +115,7 @@ async function buildRootfs(o: ReleaseOptions, tree: string): Promise<void> {
 // AES-CTR over zeros, keyed by the version: incompressible, and the same bytes every build.
 function noise(version: string, mib: number): Buffer {
   const key = createHash("sha256").update(`liken-noise-${version}`).digest();
-  return createCipheriv("aes-256-ctr", key, Buffer.alloc(16)).update(
-    Buffer.alloc(mib * 1024 * 1024),
-  );
+  return createCipheriv("aes-256-ctr", key, Buffer.alloc(16)).update(Buffer.alloc(mib * MIB));
 }
 
 // A fixed filesystem UUID per version, so two builds of one release are byte-identical.

@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { copyFile, cp, lstat, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { MIB } from "../../common/size.ts";
 import { createBmap } from "../../tools/bmaptool.ts";
 import { bundleCommand } from "../bundle.ts";
 import { copyFromRoot } from "../copy-from-root.ts";
@@ -21,8 +22,6 @@ import {
 import { installModules } from "../modules-install.ts";
 import { requireUnpackedInputs, type UnpackedInputs } from "../unpacked.ts";
 import { stickInit } from "./init-script.ts";
-
-const MIB = 1024 * 1024;
 
 /** The stick's fixed GUIDs: every stick carries the same, so the init finds its payload. */
 export const STICK_GUIDS = {

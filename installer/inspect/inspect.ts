@@ -5,6 +5,7 @@
 import { constants, type FileHandle, open } from "node:fs/promises";
 import TOML from "@iarna/toml";
 import { LikenError } from "../../common/errors.ts";
+import { MIB } from "../../common/size.ts";
 import { type Slot, slotDir } from "../../formats/boot-entries.ts";
 import {
   CLAIM_HEAD_OFFSET,
@@ -31,7 +32,6 @@ import type {
   Problem,
 } from "./types.ts";
 
-const MIB = 1024 * 1024;
 const SYSTEM_LABELS = ["liken-esp", "liken-a", "liken-b", "liken-journal", "liken-state"];
 
 /** What the liken disk at `path` holds; a LikenError refusal when it carries no valid claim. */
