@@ -7,6 +7,7 @@
 // Exit codes for /init: 0 the boot is complete; 3 hold the console (the reason is on it).
 // Any other end during a trial makes /init reset the machine, so a trial never hangs.
 import { mkdir, readFile, unlink, writeFile } from "node:fs/promises";
+import { LikenError } from "../common/errors.ts";
 import { mount, syncAll, umount } from "../tools/mount.ts";
 import { rebootNow } from "../tools/reboot.ts";
 import {
@@ -61,8 +62,11 @@ const HOLD = 3;
 const HEALTH_DEADLINE_MS = 120_000;
 const FAILED_TRIAL_HOLD_MS = 10_000;
 const REINSTALL = "boot the stick and select wipe and reinstall";
-
-class Hold extends Error {}
+/**
+ * The reason of a LikenError that holds the boot: the agent prints `liken: what (hint)` and
+ * exits HOLD. Never thrown during a trial (a trial that cannot go on resets the machine).
+ */
+const BOOT_HELD = "BootHeld";
 
 function now(): string {
   return new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -101,9 +105,12 @@ async function main(): Promise<number> {
     },
   );
   if (!stateMounted && !trial)
-    throw new Hold(
-      `the state partition ${boot.state.device} does not mount (read the disk with liken-stick inspect, then ${REINSTALL})`,
-    );
+    throw new LikenError({
+      kind: "refused",
+      what: `the state partition ${boot.state.device} does not mount`,
+      hint: `read the disk with liken-stick inspect, then ${REINSTALL}`,
+      reason: BOOT_HELD,
+    });
 
   // 1. Crash records.
   const crashes = await collectCrashes(boot.journal, await readInstallId());
@@ -194,15 +201,21 @@ async function identify(version: string): Promise<Boot> {
   const all = await partitions();
   const disk = bootDisk(all, root);
   if (!disk)
-    throw new Hold(
-      `no disk holds the partition root=PARTUUID=${root} names (the system disk or its driver is missing: run the hardware report from the stick)`,
-    );
+    throw new LikenError({
+      kind: "refused",
+      what: `no disk holds the partition root=PARTUUID=${root} names`,
+      hint: "the system disk or its driver is missing: run the hardware report from the stick",
+      reason: BOOT_HELD,
+    });
   const { esp, state, journal } = disk;
   const { a, b } = disk.slots;
   if (!esp || !state || !journal || !a || !b)
-    throw new Hold(
-      `the disk of partition ${root} lacks a liken partition: esp, a, b, journal or state (${REINSTALL})`,
-    );
+    throw new LikenError({
+      kind: "refused",
+      what: `the disk of partition ${root} lacks a liken partition: esp, a, b, journal or state`,
+      hint: REINSTALL,
+      reason: BOOT_HELD,
+    });
   await mkdir(ESP, { recursive: true });
   await mount(esp.device, ESP, "vfat");
   const identity = identifyBoot({
@@ -213,7 +226,12 @@ async function identify(version: string): Promise<Boot> {
     entries: await listEntries(ESP),
   });
   if (identity.kind === "unknown")
-    throw new Hold(`${identity.reason} (an entry on the ESP was changed by hand: ${REINSTALL})`);
+    throw new LikenError({
+      kind: "refused",
+      what: identity.reason,
+      hint: `an entry on the ESP was changed by hand: ${REINSTALL}`,
+      reason: BOOT_HELD,
+    });
   const id = await bootId();
   const trial = identity.kind === "trial";
   kmsg(bootMarker(id, version, identity.slot, trial));
@@ -335,7 +353,7 @@ function sleep(ms: number): Promise<void> {
 main().then(
   (code) => process.exit(code),
   (error: Error) => {
-    if (error instanceof Hold) {
+    if (error instanceof LikenError && error.reason === BOOT_HELD) {
       step(error.message);
       process.exit(HOLD);
     }
