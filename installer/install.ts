@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeFileAtomic } from "../common/atomic-file.ts";
 import { LikenError } from "../common/errors.ts";
+import { MIB } from "../common/size.ts";
 import { CLAIM_HEAD_OFFSET, claimTailOffset, encodeClaim } from "../formats/claim.ts";
 import { parseGpt } from "../formats/gpt.ts";
 import { journalHeader } from "../formats/journal-header.ts";
@@ -31,8 +32,6 @@ import {
   readBootId,
 } from "./status.ts";
 import { type InstallStep, type PlannedStep, stepOf } from "./steps.ts";
-
-const MIB = 1024 * 1024;
 
 export type { InstallStep };
 

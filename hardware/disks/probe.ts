@@ -1,14 +1,13 @@
 // Reads what disks hold: signatures (wipefs, one run for all disks), the GPT, the first and
 // last MiB, the liken claim, and whether each can be opened exclusively. Never writes.
 import { constants, open } from "node:fs/promises";
+import { MIB } from "../../common/size.ts";
 import { CLAIM_HEAD_OFFSET, CLAIM_SIZE, claimTailOffset, judgeClaim } from "../../formats/claim.ts";
 import { parseGpt } from "../../formats/gpt.ts";
 import { countMbrPartitions } from "../../formats/mbr.ts";
 import { isZero } from "../../formats/write-image.ts";
 import { findSignaturesOfMany, type Signature } from "../../tools/wipefs.ts";
 import type { ContentProbe, DiskFacts } from "./types.ts";
-
-const MIB = 1024 * 1024;
 
 /**
  * The probe of each disk, in the order given. `held` names disks this process holds open

@@ -3,7 +3,7 @@
 // randomness (the install id comes in), so the same inputs always give the same layout and
 // an interrupted install resumes with exactly the table it started.
 import { createHash } from "node:crypto";
-import { formatSize, formatSizeShort } from "../../common/size.ts";
+import { formatSize, formatSizeShort, MIB } from "../../common/size.ts";
 import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
 import type { Disk } from "../../hardware/disks/types.ts";
 import type { Machine, Manifest, StorageRole } from "../../manifest/types.ts";
@@ -18,7 +18,6 @@ import type {
   PlanResult,
 } from "./types.ts";
 
-const MIB = 1024 * 1024;
 /** The smallest partition a storage role gets, "rest" included. */
 export const MIN_ROLE_SIZE = 64 * MIB;
 
