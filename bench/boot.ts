@@ -7,6 +7,8 @@ import { copyFile, mkdir, mkdtemp, rm, stat, truncate, writeFile } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GIB, MIB } from "../common/size.ts";
+import { loaderConf } from "../formats/boot-entries.ts";
+import { PARTITION_TYPES } from "../formats/gpt-types.ts";
 import { cachedRelease, cachedStick } from "../image-build/cached-build.ts";
 import { buildFatImage } from "../image-build/fat-image.ts";
 import { buildGptImage } from "../image-build/gpt-image.ts";
@@ -36,7 +38,7 @@ async function bareImage(): Promise<string> {
   await copyFile(inputs.systemdBoot, join(esp, "EFI/BOOT/BOOTX64.EFI"));
   await copyFile(inputs.vmlinuz, join(esp, "vmlinuz"));
   await buildInitramfs(tree, join(esp, "initrd.img"), 0, join(dir, "bare.cpio"));
-  await writeFile(join(esp, "loader/loader.conf"), "timeout 0\n");
+  await writeFile(join(esp, "loader/loader.conf"), loaderConf());
   await writeFile(
     join(esp, "loader/entries/bare.conf"),
     "title bare\nlinux /vmlinuz\ninitrd /initrd.img\noptions console=tty0 console=ttyS0,115200\n",
@@ -52,7 +54,7 @@ async function bareImage(): Promise<string> {
   await buildGptImage(image, "00000000-0000-4000-8000-000000000001", [
     {
       name: "esp",
-      typeGuid: "C12A7328-F81F-11D2-BA4B-00A0C93EC93B",
+      typeGuid: PARTITION_TYPES.esp,
       uuid: "00000000-0000-4000-8000-000000000002",
       image: join(dir, "esp.img"),
     },

@@ -4,7 +4,11 @@
 
 export type Slot = "a" | "b";
 
-/** No `default`: on systemd-boot 252 an exact default pins an entry even after it fails its trial (systemd#31215). */
+/**
+ * The one loader.conf: the installer's ESP and the stick's (one entry, nothing to choose, so
+ * the same text serves it). No `default`: on systemd-boot 252 an exact default pins an entry
+ * even after it fails its trial (systemd#31215).
+ */
 export function loaderConf(): string {
   return ["timeout 0", "editor no", "console-mode keep", ""].join("\n");
 }

@@ -7,6 +7,8 @@ import { createHash } from "node:crypto";
 import { copyFile, cp, lstat, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { MIB } from "../../common/size.ts";
+import { loaderConf } from "../../formats/boot-entries.ts";
+import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
 import { createBmap } from "../../tools/bmaptool.ts";
 import { bundleCommand } from "../bundle.ts";
 import { copyFromRoot } from "../copy-from-root.ts";
@@ -30,7 +32,6 @@ export const STICK_GUIDS = {
   payload: "4C494B45-4E53-5449-434B-000000000002",
 } as const;
 
-const ESP_TYPE = "C12A7328-F81F-11D2-BA4B-00A0C93EC93B";
 // "Microsoft basic data": any operating system mounts it, so reports can be carried away.
 const PAYLOAD_TYPE = "EBD0A0A2-B9E5-4433-87C0-68B6B72699C7";
 
@@ -82,7 +83,7 @@ export async function buildStick(o: StickOptions): Promise<void> {
   await copyFile(inputs.systemdBoot, join(esp, "EFI/BOOT/BOOTX64.EFI"));
   await copyFile(inputs.vmlinuz, join(esp, "liken/vmlinuz"));
   await copyFile(initrd, join(esp, "liken/initrd.img"));
-  await writeFile(join(esp, "loader/loader.conf"), "timeout 0\neditor no\nconsole-mode keep\n");
+  await writeFile(join(esp, "loader/loader.conf"), loaderConf());
   const options = ["console=tty0", "console=ttyS0,115200", "panic=30", ...(o.append ?? [])].join(
     " ",
   );
@@ -131,7 +132,12 @@ export async function buildStick(o: StickOptions): Promise<void> {
   });
   await mkdir(dirname(o.out), { recursive: true });
   await buildGptImage(o.out, STICK_GUIDS.table, [
-    { name: "liken-stick-esp", typeGuid: ESP_TYPE, uuid: STICK_GUIDS.esp, image: espImage },
+    {
+      name: "liken-stick-esp",
+      typeGuid: PARTITION_TYPES.esp,
+      uuid: STICK_GUIDS.esp,
+      image: espImage,
+    },
     {
       name: "liken-stick-payload",
       typeGuid: PAYLOAD_TYPE,

@@ -25,6 +25,7 @@ import {
   writeFile,
 } from "node:fs/promises";
 import { join } from "node:path";
+import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
 import { run } from "../../tools/exec.ts";
 
 export type Verdict = "foreign" | "ineligible" | "blank";
@@ -435,7 +436,6 @@ const sfdisk = (target: string, script: string): Promise<unknown> =>
   run("sfdisk", ["--quiet", "--no-reread", "--no-tell-kernel", target], { input: script });
 
 const GPT_LINUX = "0FC63DAF-8483-4772-8E79-3D69D8477DE4";
-const GPT_ESP = "C12A7328-F81F-11D2-BA4B-00A0C93EC93B";
 const LVM_CONFIG =
   "devices { obtain_device_list_from_udev=0 use_devicesfile=0 scan_lvs=0 } " +
   "activation { udev_sync=0 udev_rules=0 monitoring=0 }";
@@ -545,7 +545,7 @@ function recipes(): Recipe[] {
           file,
           [
             "label: gpt",
-            `size=${p(64)}, type=${GPT_ESP}, name="liken-esp"`,
+            `size=${p(64)}, type=${PARTITION_TYPES.esp}, name="liken-esp"`,
             `size=${p(128)}, type=${GPT_LINUX}, name="liken-a"`,
             `size=${p(128)}, type=${GPT_LINUX}, name="liken-b"`,
             `size=${p(32)}, type=${GPT_LINUX}, name="liken-journal"`,
