@@ -352,6 +352,42 @@ describe("wipe and reinstall as", () => {
     expect(d.claim).toMatchObject({ cluster: "testcluster", machine: "worker-1", complete: true });
   });
 
+  it("leaves another cluster's disk alone unless the wipe names that cluster", async () => {
+    const other = join(dir, "othercluster.toml");
+    const text = await readFile(MANIFEST, "utf8");
+    await writeFile(other, text.replace(/^cluster = "testcluster"$/m, 'cluster = "othercluster"'));
+    const disk = await sparse(2560 * MIB);
+    const theirs = await cli([
+      "install",
+      ...["--manifest", other, "--as", "leader-1", "--release", release],
+      ...["--status-file", join(dir, "other.json"), disk],
+    ]);
+    expect(theirs.code).toBe(0);
+    const before = await sha256(disk);
+
+    const refused = await cli(installArgs([disk], ["--wipe"]));
+    expect(refused.code).toBe(1);
+    expect(withoutWarnings(refused.stderr)).toContain(
+      `liken-stick install: no blank disk: ${disk} holds the liken install of othercluster/leader-1, another cluster (attach a blank disk; liken erases another cluster's disk only when wipe and reinstall names that cluster)\n`,
+    );
+    expect(refused.stderr).not.toContain("use wipe");
+    expect(await sha256(disk)).toBe(before);
+    expect(await status()).toMatchObject({ phase: "Failed", reason: "DiskNotBlank" });
+
+    const unnamed = await cli(installArgs([disk], ["--wipe-cluster", "othercluster"]));
+    expect(unnamed.code).toBe(2);
+    expect(withoutWarnings(unnamed.stderr)).toBe(
+      "liken-stick install: --wipe-cluster needs --wipe (add --wipe, or leave --wipe-cluster out)\n",
+    );
+    expect(await sha256(disk)).toBe(before);
+
+    const named = await cli(installArgs([disk], ["--wipe", "--wipe-cluster", "othercluster"]));
+    expect(named.code).toBe(0);
+    expect(named.stdout).toContain(`erasing the liken install on ${disk}`);
+    const d = JSON.parse((await cli(["disks", "--json", disk])).stdout)[0];
+    expect(d.claim).toMatchObject({ cluster: "testcluster", machine: "leader-1", complete: true });
+  });
+
   it("finishes over an interrupted wipe and reinstall", async () => {
     const disk = await sparse(2560 * MIB);
     expect((await cli(installArgs([disk]))).code).toBe(0);

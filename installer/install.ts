@@ -62,6 +62,8 @@ export interface InstallRequest {
   readonly machine: string;
   readonly releaseDir: string;
   readonly wipe: boolean;
+  /** Other clusters whose disks the wipe may erase (`--wipe-cluster`). */
+  readonly wipeClusters?: readonly string[];
   /** Block devices and image files; empty means every disk of the machine. */
   readonly paths: readonly string[];
   /** Where the installer's status document goes (the state partition gets a copy). */
@@ -217,6 +219,7 @@ class InstallRun {
       machine,
       release,
       wipe,
+      wipeClusters: this.request.wipeClusters ?? [],
       paths,
       newInstallId: randomUUID(),
       now: Math.floor(Date.now() / 1000),

@@ -9,6 +9,7 @@ import { install } from "../../installer/install.ts";
 import { renderLayout } from "../../installer/plan/render.ts";
 import { requireManifest } from "../load-manifest.ts";
 import type { Verb } from "../verb.ts";
+import { wipeClustersOf } from "../wipe-clusters.ts";
 
 const DEFAULT_STATUS_FILE = "/run/liken/install-status.json";
 
@@ -26,9 +27,10 @@ partition and the storage roles, and last marks the claim complete. It writes
 blank disks only. An install that stopped part way is finished by running it
 again; on a complete install of the same release it writes nothing.
 
-With --wipe (wipe and reinstall as NAME), disks holding a valid liken claim are
-erased first; a disk named on the command line that holds other data refuses the
-whole run before anything is written.
+With --wipe (wipe and reinstall as NAME), disks holding a valid liken claim of
+this cluster are erased first. Another cluster's disk is left alone and listed,
+unless --wipe-cluster names that cluster. A disk named on the command line that
+holds other data refuses the whole run before anything is written.
 
 A failed install prints its error and the disks with their verdicts, writes the
 status document (phase Failed and a reason) and exits 1.`,
@@ -49,7 +51,14 @@ status document (phase Failed and a reason) and exits 1.`,
     {
       name: "wipe",
       type: "boolean",
-      summary: "wipe and reinstall: erase disks that hold a liken install",
+      summary: "wipe and reinstall: erase disks that hold this cluster's liken install",
+    },
+    {
+      name: "wipe-cluster",
+      type: "string",
+      multiple: true,
+      value: "NAME",
+      summary: "with --wipe, also erase disks of cluster NAME; repeatable",
     },
     {
       name: "status-file",
@@ -73,6 +82,7 @@ status document (phase Failed and a reason) and exits 1.`,
       typeof args.options["status-file"] === "string"
         ? args.options["status-file"]
         : DEFAULT_STATUS_FILE;
+    const wipeClusters = wipeClustersOf(args.options);
     const say = json ? () => undefined : io.out;
     try {
       const outcome = await install({
@@ -80,6 +90,7 @@ status document (phase Failed and a reason) and exits 1.`,
         machine: name,
         releaseDir: release,
         wipe: args.options.wipe === true,
+        wipeClusters,
         paths: args.operands,
         statusFile,
         onEvent: (e) => {

@@ -8,6 +8,7 @@ import { planLayout } from "../../installer/plan/plan-layout.ts";
 import { renderLayout, renderPlanFailure } from "../../installer/plan/render.ts";
 import { requireManifest } from "../load-manifest.ts";
 import type { Verb } from "../verb.ts";
+import { wipeClustersOf } from "../wipe-clusters.ts";
 
 export const plan: Verb = {
   words: ["plan"],
@@ -37,6 +38,13 @@ disk that needs a driver the release cannot load at boot is left out
     },
     { name: "release", type: "string", value: "DIR", summary: "the release to install" },
     { name: "wipe", type: "boolean", summary: "plan a wipe and reinstall" },
+    {
+      name: "wipe-cluster",
+      type: "string",
+      multiple: true,
+      value: "NAME",
+      summary: "with --wipe, also count disks of cluster NAME as targets; repeatable",
+    },
     { name: "json", type: "boolean", summary: "print JSON for programs" },
   ],
   async run(args, io) {
@@ -59,6 +67,7 @@ disk that needs a driver the release cannot load at boot is left out
       machine: name,
       ...(release ? { release } : {}),
       wipe: args.options.wipe === true,
+      wipeClusters: wipeClustersOf(args.options),
       newInstallId: randomUUID(),
     });
     if (args.options.json) io.out(`${JSON.stringify(result, null, 2)}\n`);

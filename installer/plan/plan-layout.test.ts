@@ -158,13 +158,44 @@ describe("planLayout", () => {
     if (result.ok) return;
     expect(result.failure.reason).toBe("DiskNotBlank");
     expect(result.failure.message).toBe(
-      "no blank disk: /dev/sdb holds the liken install of other/m1",
+      "no blank disk: /dev/sdb holds the liken install of other/m1, another cluster",
     );
-    expect(result.failure.hint).toBe("use wipe and reinstall as leader-1 to replace it");
+    // Another cluster's disk is never worth the advice to wipe.
+    expect(result.failure.hint).toBe(
+      "attach a blank disk; liken erases another cluster's disk only when wipe and reinstall names that cluster",
+    );
     expect(result.failure.considered.map((c) => `${c.path}: ${c.why}`)).toEqual([
       "/dev/sda: holds data liken did not write (partition-table:gpt): liken never writes it",
-      "/dev/sdb: holds the liken install of other/m1: use wipe and reinstall to replace it",
+      "/dev/sdb: holds the liken install of other/m1, another cluster: liken leaves it alone",
       "/dev/sdc: needs a driver the release cannot load at boot (missing-driver:nvme)",
+    ]);
+  });
+
+  it("wipes only this cluster's disks, and another cluster's only when named", () => {
+    const claim = (cluster: string) => ({
+      cluster,
+      machine: "leader-1",
+      installId: ID,
+      release: "1.0.0",
+      use: "system" as const,
+      complete: true,
+      createdAt: "",
+    });
+    const ours = disk("/dev/sda", 64 * GIB, "liken", { claim: claim("mycluster") });
+    const theirs = disk("/dev/sdb", 64 * GIB, "liken", { claim: claim("other") });
+    const wiped = plan([ours, theirs], { wipe: true });
+    if (!wiped.ok) throw new Error(wiped.failure.message);
+    expect(wiped.layout.disks.map((d) => [d.path, d.action])).toEqual([
+      ["/dev/sda", "erase-and-write"],
+    ]);
+    expect(wiped.layout.leftOut.map((d) => `${d.path}: ${d.why}`)).toEqual([
+      "/dev/sdb: holds the liken install of other/leader-1, another cluster: wipe and reinstall erases only mycluster's disks (--wipe-cluster other erases it)",
+    ]);
+    expect(plan([theirs], { wipe: true }).ok).toBe(false);
+    const named = plan([theirs], { wipe: true, wipeClusters: ["other"] });
+    if (!named.ok) throw new Error(named.failure.message);
+    expect(named.layout.disks.map((d) => [d.path, d.action])).toEqual([
+      ["/dev/sdb", "erase-and-write"],
     ]);
   });
 

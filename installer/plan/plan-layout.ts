@@ -28,6 +28,11 @@ export interface PlanInput {
   /** The release to install; without it the slot size is checked against nothing. */
   readonly release?: { readonly version: string; readonly rootfsSize: number };
   readonly wipe: boolean;
+  /**
+   * Other clusters whose disks a wipe may erase, because the operator named them
+   * (`--wipe-cluster`). Without it a wipe erases only this cluster's disks.
+   */
+  readonly wipeClusters?: readonly string[];
   /** The id a fresh install gets; a resumed install keeps the one in its claim. */
   readonly newInstallId: string;
 }
@@ -63,7 +68,7 @@ export function planLayout(input: PlanInput): PlanResult {
   const leftOut: LeftOutDisk[] = [];
   const candidates: Candidate[] = [];
   for (const disk of [...input.disks].sort(compareDisks)) {
-    const judged = judge(disk, manifest, machine, input.wipe);
+    const judged = judge(disk, manifest, machine, input.wipe, input.wipeClusters ?? []);
     if ("why" in judged)
       leftOut.push({
         path: disk.path,
@@ -171,6 +176,7 @@ function judge(
   manifest: Manifest,
   machine: Machine,
   wipe: boolean,
+  wipeClusters: readonly string[],
 ): { action: DiskAction } | { why: string } {
   switch (disk.verdict) {
     case "blank":
@@ -178,11 +184,20 @@ function judge(
     case "liken": {
       const c = disk.claim;
       const ours = c !== undefined && c.cluster === manifest.cluster && c.machine === machine.name;
-      if (wipe) return { action: "erase-and-write" };
-      if (ours && !c.complete) return { action: "resume" };
       const what = c
         ? `holds the liken install of ${c.cluster}/${c.machine}${c.complete ? "" : " (partial)"}`
         : "holds a liken install";
+      // Another cluster's disk is that cluster's machine: a wipe of this one never takes it
+      // unless the operator names that cluster.
+      if (c && c.cluster !== manifest.cluster && !wipeClusters.includes(c.cluster)) {
+        return {
+          why: wipe
+            ? `${what}, another cluster: wipe and reinstall erases only ${manifest.cluster}'s disks (--wipe-cluster ${c.cluster} erases it)`
+            : `${what}, another cluster: liken leaves it alone`,
+        };
+      }
+      if (wipe) return { action: "erase-and-write" };
+      if (ours && !c.complete) return { action: "resume" };
       return { why: `${what}: use wipe and reinstall to replace it` };
     }
     case "foreign":
@@ -259,7 +274,16 @@ function nothingEligible(
   leftOut: readonly LeftOutDisk[],
   machine: string,
 ): [PlanFailure["reason"], string, string] {
-  const liken = leftOut.find((d) => d.verdict === "liken");
+  // Only a disk a wipe would take is worth the advice to wipe.
+  const liken = leftOut.find((d) => d.verdict === "liken" && !d.why.includes("another cluster"));
+  const otherCluster = leftOut.find((d) => d.verdict === "liken");
+  if (!liken && otherCluster) {
+    return [
+      "DiskNotBlank",
+      `no blank disk: ${otherCluster.path} ${otherCluster.why.split(":")[0]}`,
+      "attach a blank disk; liken erases another cluster's disk only when wipe and reinstall names that cluster",
+    ];
+  }
   if (liken) {
     return [
       "DiskNotBlank",
