@@ -1,11 +1,12 @@
 // The verdict on one disk, from its facts and probe: a pure function, so every rule is
 // tested without a disk. A disk is blank only when every probe ran and found nothing; a
 // probe that failed makes it foreign (fail closed).
+import { MIB } from "../../common/size.ts";
 import { summarizeClaim } from "../../formats/claim.ts";
 import type { ContentProbe, Disk, DiskFacts, Verdict } from "./types.ts";
 
 /** Disks smaller than this hold no useful liken partition. */
-export const MIN_DISK_SIZE = 512 * 1024 * 1024;
+export const MIN_DISK_SIZE = 512 * MIB;
 
 const VIRTUAL_TYPES = new Set(["dm", "md", "zram", "lvm", "crypt", "mpath", "rom"]);
 const OUR_LABEL = /^liken-/;
