@@ -343,9 +343,7 @@ export async function chooseAccel(wanted?: Accel): Promise<AccelChoice> {
     return { accel: env, why: `${ACCEL_ENV}=${env}` };
   }
   const probe = await probeKvm();
-  return probe.ok
-    ? { accel: "kvm", why: `KVM probe: ${probe.detail}` }
-    : { accel: "tcg", why: `KVM probe: ${probe.detail}` };
+  return { accel: probe.ok ? "kvm" : "tcg", why: `KVM probe: ${probe.detail}` };
 }
 
 /** What the KVM probe saw. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ClaimSummary, Disk } from "../../hardware/disks/types.ts";
 import type { Manifest } from "../../manifest/types.ts";
+import { plannerDisk } from "../../test/fixtures/disks.ts";
 import { type InstallPlanInput, planInstall } from "./plan-install.ts";
 
 const MIB = 1024 * 1024;
@@ -17,17 +18,7 @@ const manifest: Manifest = {
 };
 
 function disk(path: string, extra: Partial<Disk> = {}): Disk {
-  return {
-    path,
-    size: 32 * GIB,
-    verdict: "blank",
-    reasons: [],
-    logicalSectorSize: 512,
-    physicalSectorSize: 512,
-    rotational: false,
-    kind: "block",
-    ...extra,
-  };
+  return plannerDisk(path, 32 * GIB, extra.verdict ?? "blank", extra);
 }
 
 function liken(path: string, claim: Partial<ClaimSummary>): Disk {

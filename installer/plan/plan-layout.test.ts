@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
 import type { Disk, Verdict } from "../../hardware/disks/types.ts";
 import type { Manifest } from "../../manifest/types.ts";
+import { plannerDisk } from "../../test/fixtures/disks.ts";
 import { type PlanInput, planLayout } from "./plan-layout.ts";
 import type { Layout } from "./types.ts";
 
@@ -30,24 +31,7 @@ const manifest: Manifest = {
   ],
 };
 
-function disk(
-  path: string,
-  size: number,
-  verdict: Verdict = "blank",
-  extra: Partial<Disk> = {},
-): Disk {
-  return {
-    path,
-    size,
-    verdict,
-    reasons: [],
-    logicalSectorSize: 512,
-    physicalSectorSize: 512,
-    rotational: false,
-    kind: "block",
-    ...extra,
-  };
-}
+const disk = plannerDisk;
 
 function plan(disks: Disk[], over: Partial<PlanInput> = {}) {
   return planLayout({
