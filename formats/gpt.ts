@@ -1,6 +1,6 @@
 // Reads a GUID Partition Table from the bytes at the start of a disk (UEFI spec 2.10,
-// section 5.3), so probing and inspecting need no tool and no root. Only the primary
-// header is read: a disk whose primary is damaged is foreign anyway (wipefs finds the backup).
+// section 5.3), so probing and inspecting need no tool and no root. The backup is read
+// only to learn where a damaged or zapped primary's partitions started.
 import { crc32 } from "node:zlib";
 
 export interface GptEntry {
@@ -32,8 +32,40 @@ export function parseGpt(
   return undefined;
 }
 
+/**
+ * The backup GPT in `tail`, the disk's last bytes (`diskSize` long in all), trying 512- and
+ * 4096-byte sectors; undefined if none verifies or its entries lie outside `tail`.
+ */
+export function parseBackupGpt(
+  tail: Uint8Array,
+  diskSize: number,
+  sectorSizes: readonly number[] = [512, 4096],
+): Gpt | undefined {
+  const buf = Buffer.from(tail.buffer, tail.byteOffset, tail.byteLength);
+  const tailStart = diskSize - buf.length;
+  for (const sectorSize of sectorSizes) {
+    const at = diskSize - sectorSize - tailStart;
+    if (at < 0) continue;
+    const gpt = parseHeader(buf.subarray(at, at + sectorSize), sectorSize, (lba, length) => {
+      const from = lba * sectorSize - tailStart;
+      return from >= 0 ? buf.subarray(from, from + length) : Buffer.alloc(0);
+    });
+    if (gpt) return gpt;
+  }
+  return undefined;
+}
+
 function parseAt(buf: Buffer, sectorSize: number): Gpt | undefined {
-  const h = buf.subarray(sectorSize, sectorSize * 2);
+  return parseHeader(buf.subarray(sectorSize, sectorSize * 2), sectorSize, (lba, length) =>
+    buf.subarray(lba * sectorSize, lba * sectorSize + length),
+  );
+}
+
+function parseHeader(
+  h: Buffer,
+  sectorSize: number,
+  entriesAt: (lba: number, length: number) => Buffer,
+): Gpt | undefined {
   if (h.length < 92 || h.toString("ascii", 0, 8) !== "EFI PART") return undefined;
   const headerSize = h.readUInt32LE(12);
   if (headerSize < 92 || headerSize > sectorSize) return undefined;
@@ -44,9 +76,9 @@ function parseAt(buf: Buffer, sectorSize: number): Gpt | undefined {
   const entriesLba = Number(h.readBigUInt64LE(72));
   const count = h.readUInt32LE(80);
   const entrySize = h.readUInt32LE(84);
-  const table = buf.subarray(entriesLba * sectorSize, entriesLba * sectorSize + count * entrySize);
-  if (entrySize < 128 || table.length < count * entrySize || crc32(table) !== h.readUInt32LE(88))
-    return undefined;
+  if (entrySize < 128 || count > 4096) return undefined;
+  const table = entriesAt(entriesLba, count * entrySize);
+  if (table.length < count * entrySize || crc32(table) !== h.readUInt32LE(88)) return undefined;
   const entries: GptEntry[] = [];
   for (let i = 0; i < count; i++) {
     const e = table.subarray(i * entrySize, (i + 1) * entrySize);

@@ -258,6 +258,7 @@ describe("the boot-path verdict", async () => {
 const GIB = 1024 ** 3;
 const blank: ContentProbe = {
   signatures: [],
+  found: [],
   mbrPartitions: 0,
   headZero: true,
   tailZero: true,

@@ -254,6 +254,7 @@ describe("the report on the stick in the QEMU q35 guest", async () => {
   ) as BootModules;
   const blank: ContentProbe = {
     signatures: [],
+    found: [],
     mbrPartitions: 0,
     headZero: true,
     tailZero: true,

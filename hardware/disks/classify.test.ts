@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { encodeClaim, judgeClaim } from "../../formats/claim.ts";
+import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
+import { partitionUuidFor, tableIdFor } from "../../formats/install-ids.ts";
 import { classifyDisk } from "./classify.ts";
 import type { ContentProbe, DiskFacts } from "./types.ts";
 
@@ -26,6 +28,7 @@ const facts: DiskFacts = {
 };
 const empty: ContentProbe = {
   signatures: [],
+  found: [],
   mbrPartitions: 0,
   headZero: true,
   tailZero: true,
@@ -40,11 +43,12 @@ const sig = (type: string, offset: number, usage = "filesystem") => ({
   offset,
   offsetText: `0x${offset.toString(16)}`,
 });
+const INSTALL_ID = "0b7e8a52-34c1-4b7f-9a55-3f1d2e4c5a6b";
 const claimed = (complete: boolean) => {
   const c = encodeClaim({
     cluster: "c",
     machine: "m",
-    installId: "0b7e8a52-34c1-4b7f-9a55-3f1d2e4c5a6b",
+    installId: INSTALL_ID,
     release: "1.0.0",
     use: "system",
     complete,
@@ -74,6 +78,33 @@ describe("classifyDisk", () => {
     ],
     ["data in the first MiB", {}, { headZero: false }, ["nonzero-data:head"]],
     ["data in the last MiB", {}, { tailZero: false }, ["nonzero-data:tail"]],
+    ["data between the ends", {}, { middleZero: false }, ["nonzero-data:middle"]],
+    [
+      "a filesystem at a partition start no table names",
+      {},
+      { found: [{ type: "ext4", usage: "filesystem", offset: 0x100000 }] },
+      ["signature:ext4@0x100000"],
+    ],
+    [
+      "a table nested at a partition start",
+      {},
+      { found: [{ type: "dos", usage: "partition-table", offset: 0x7e00 }] },
+      ["partition-table:dos@0x7e00"],
+    ],
+    [
+      "only a backup GPT that names partitions",
+      {},
+      {
+        backupGpt: {
+          diskGuid: "X",
+          sectorSize: 512,
+          entries: [
+            { number: 1, start: 1 << 20, size: 1 << 20, typeGuid: "X", uuid: "Y", name: "" },
+          ],
+        },
+      },
+      ["partitions"],
+    ],
     ["a mounted partition", { mounts: ["/mnt"] }, {}, ["mounted:/mnt"]],
     ["swap", { swap: true }, {}, ["swap"]],
     ["a holder", { holders: ["dm-0"] }, {}, ["holder:dm-0"]],
@@ -134,27 +165,109 @@ describe("classifyDisk", () => {
     ]);
   });
 
-  it("calls a disk with a valid claim liken, partial or complete, whatever else it holds", () => {
+  it("calls a disk with a valid claim liken while it holds only what liken wrote", () => {
     const d = classifyDisk(facts, {
       ...empty,
       claim: claimed(false),
-      signatures: [sig("gpt", 0x200, "partition-table")],
+      gpt: ourGpt(),
+      signatures: [sig("gpt", 0x200, "partition-table"), sig("vfat", 0x100052)],
+      found: [
+        { type: "vfat", usage: "filesystem", offset: 0x100000 },
+        { type: "erofs", usage: "filesystem", offset: 0x200000 },
+        { type: "xfs", usage: "filesystem", offset: 0x700000 },
+      ],
       headZero: false,
     });
     expect(d.verdict).toBe("liken");
-    expect(d.reasons).toEqual(["liken-claim:partial", "partition-table:gpt", "nonzero-data:head"]);
+    expect(d.reasons).toEqual([
+      "liken-claim:partial",
+      "partition-table:gpt",
+      "signature:vfat@0x100052",
+      "signature:erofs@0x200000",
+      "signature:xfs@0x700000",
+      "partitions",
+      "nonzero-data:head",
+    ]);
     expect(d.claim).toEqual({
       cluster: "c",
       machine: "m",
-      installId: "0b7e8a52-34c1-4b7f-9a55-3f1d2e4c5a6b",
+      installId: INSTALL_ID,
       release: "1.0.0",
       use: "system",
       complete: false,
       createdAt: "1970-01-01T00:00:00.000Z",
     });
+    // No table yet (an install stopped after its claim), or none any more (an erase stopped
+    // after the table): old data in the middle is liken's own.
+    expect(classifyDisk(facts, { ...empty, claim: claimed(true), middleZero: false }).verdict).toBe(
+      "liken",
+    );
     expect(classifyDisk(facts, { ...empty, claim: claimed(true) }).reasons).toEqual([
       "liken-claim:complete",
     ]);
+    // The backup GPT speaks when the primary is gone (an erase stopped inside the table).
+    expect(
+      classifyDisk(facts, { ...empty, claim: claimed(true), backupGpt: ourGpt() }).verdict,
+    ).toBe("liken");
+  });
+
+  it.each([
+    ["a new table", { gpt: { ...ourGpt(), diskGuid: "6F1C2B44-0000-4000-8000-000000000001" } }],
+    [
+      "the same table on another install's disk",
+      { gpt: ourGpt("5a1e2b3c-0000-4000-8000-000000000000") },
+    ],
+    [
+      "a partition added to liken's table",
+      {
+        gpt: {
+          ...ourGpt(),
+          entries: [
+            ...ourGpt().entries,
+            {
+              number: 7,
+              start: 64 << 20,
+              size: 1 << 20,
+              typeGuid: PARTITION_TYPES.storage,
+              uuid: "Z",
+              name: "data",
+            },
+          ],
+        },
+      },
+    ],
+    [
+      "an ext4 made in the ESP",
+      { gpt: ourGpt(), found: [{ type: "ext4", usage: "filesystem", offset: 0x100000 }] },
+    ],
+    ["a filesystem in the journal", { gpt: ourGpt(), signatures: [sig("xfs", 0x500000)] }],
+    [
+      "a filesystem outside every partition",
+      { gpt: ourGpt(), signatures: [sig("LVM2_member", 0x218)] },
+    ],
+    ["an MBR table", { gpt: ourGpt(), mbrPartitions: 1 }],
+    [
+      "no table but a filesystem at 1 MiB",
+      { found: [{ type: "ext4", usage: "filesystem", offset: 0x100000 }] },
+    ],
+    ["no table but a filesystem on the disk", { signatures: [sig("ext4", 0x438)] }],
+  ])("calls a claimed disk foreign, the claim stale, after %s", (_, p) => {
+    const d = classifyDisk(facts, {
+      ...empty,
+      claim: claimed(true),
+      ...(p as Partial<ContentProbe>),
+    });
+    expect(d.verdict).toBe("foreign");
+    expect(d.reasons[0]).toBe("liken-claim:stale");
+    expect(d.claim).toBeUndefined();
+  });
+
+  it("calls a claimed disk foreign when the kernel lists partitions no table explains", () => {
+    const d = verdict(
+      { partitions: [{ path: "/dev/sdb1", start: 1 << 20 }] },
+      { claim: claimed(true) },
+    );
+    expect(d).toEqual(["foreign", ["liken-claim:stale", "partitions"]]);
   });
 
   it("does not trust a claim when a probe failed", () => {
@@ -171,3 +284,28 @@ describe("classifyDisk", () => {
     ]);
   });
 });
+
+// The table an install with INSTALL_ID writes on its disk number `index`: ESP, slot A,
+// slot B, journal, state, one storage role.
+function ourGpt(installId = INSTALL_ID, index = 0) {
+  const parts = [
+    ["liken-esp", PARTITION_TYPES.esp, 1],
+    ["liken-a", PARTITION_TYPES.slot, 2],
+    ["liken-b", PARTITION_TYPES.slot, 3],
+    ["liken-journal", PARTITION_TYPES.journal, 5],
+    ["liken-state", PARTITION_TYPES.state, 6],
+    ["liken-containerd", PARTITION_TYPES.storage, 7],
+  ] as const;
+  return {
+    diskGuid: tableIdFor(installId, index),
+    sectorSize: 512,
+    entries: parts.map(([name, typeGuid, mib], i) => ({
+      number: i + 1,
+      name,
+      typeGuid,
+      uuid: partitionUuidFor(installId, index, name),
+      start: mib << 20,
+      size: 1 << 20,
+    })),
+  };
+}

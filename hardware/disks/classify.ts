@@ -3,6 +3,7 @@
 // probe that failed makes it foreign (fail closed).
 import { MIB } from "../../common/size.ts";
 import { summarizeClaim } from "../../formats/claim.ts";
+import { claimHolds } from "./claim-holds.ts";
 import type { ContentProbe, Disk, DiskFacts, Verdict } from "./types.ts";
 
 /** Disks smaller than this hold no useful liken partition. */
@@ -19,13 +20,16 @@ export function classifyDisk(facts: DiskFacts, probe: ContentProbe): Disk {
     ineligible.length > 0 ? [] : facts.missingModules.map((m) => `missing-driver:${m}`);
   const inUse = inUseReasons(facts, probe);
   const content = contentReasons(facts, probe);
-  const claim = probe.claim.state === "valid" ? probe.claim.claim : undefined;
+  const found = probe.claim.state === "valid" ? probe.claim.claim : undefined;
+  const claim = found && claimHolds(facts, probe, found) ? found : undefined;
   const claimReasons =
     probe.claim.state === "conflict"
       ? ["liken-claim:conflict"]
       : claim
         ? [`liken-claim:${claim.complete ? "complete" : "partial"}`]
-        : [];
+        : found
+          ? ["liken-claim:stale"]
+          : [];
   const failed = probe.failed.map((p) => `probe-failed:${p}`);
 
   let verdict: Verdict;
@@ -76,19 +80,35 @@ function inUseReasons(f: DiskFacts, p: ContentProbe): string[] {
 
 function contentReasons(f: DiskFacts, p: ContentProbe): string[] {
   const reasons: string[] = [];
+  const add = (reason: string) => {
+    if (!reasons.includes(reason)) reasons.push(reason);
+  };
   for (const s of p.signatures) {
-    const reason =
+    add(
       s.usage === "partition-table"
         ? `partition-table:${s.type}`
-        : `signature:${s.type}@${s.offsetText}`;
-    if (!reasons.includes(reason)) reasons.push(reason);
+        : `signature:${s.type}@${s.offsetText}`,
+    );
   }
-  if (f.partitions.length + p.mbrPartitions + (p.gpt?.entries.length ?? 0) > 0)
-    reasons.push("partitions");
-  if (p.claim.state !== "valid" && p.gpt?.entries.some((x) => OUR_LABEL.test(x.name))) {
-    reasons.push("liken-labels-without-claim");
+  // What blkid found at a partition start, unless wipefs already named it inside the partition.
+  for (const x of p.found) {
+    const named = p.signatures.some(
+      (s) => s.type === x.type && s.offset >= x.offset && s.offset < x.offset + MIB,
+    );
+    if (!named)
+      add(
+        x.usage === "partition-table"
+          ? `partition-table:${x.type}@0x${x.offset.toString(16)}`
+          : `signature:${x.type}@0x${x.offset.toString(16)}`,
+      );
   }
-  if (p.headZero === false) reasons.push("nonzero-data:head");
-  if (p.tailZero === false) reasons.push("nonzero-data:tail");
+  const table = p.gpt ?? p.backupGpt;
+  if (f.partitions.length + p.mbrPartitions + (table?.entries.length ?? 0) > 0) add("partitions");
+  if (p.claim.state !== "valid" && table?.entries.some((x) => OUR_LABEL.test(x.name))) {
+    add("liken-labels-without-claim");
+  }
+  if (p.headZero === false) add("nonzero-data:head");
+  if (p.middleZero === false) add("nonzero-data:middle");
+  if (p.tailZero === false) add("nonzero-data:tail");
   return reasons;
 }

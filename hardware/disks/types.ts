@@ -38,20 +38,34 @@ export interface DiskFacts {
   readonly missingModules: readonly string[];
 }
 
+/** What blkid's low-level probe found at a partition start (hardware/disks/probe.ts). */
+export interface FoundAtStart {
+  readonly type: string;
+  readonly usage: string;
+  /** The start probed, in bytes from the start of the disk. */
+  readonly offset: number;
+}
+
 /** What reading the disk found. A probe that failed is named in `failed`, and its field is empty. */
 export interface ContentProbe {
+  /** What wipefs found on the disk and on the kernel's partitions, at disk offsets. */
   readonly signatures: readonly Signature[];
+  /** What blkid found at the usual partition starts and at those the tables name. */
+  readonly found: readonly FoundAtStart[];
   /** The primary GPT, when one verifies. */
   readonly gpt?: Gpt;
+  /** The backup GPT, when one verifies. */
+  readonly backupGpt?: Gpt;
   /** Partitions an MBR table lists (the GPT's protective entry not counted). */
   readonly mbrPartitions: number;
-  /** undefined: not read. */
+  /** The first 16 MiB, the last MiB, the samples between them; undefined: not read. */
   readonly headZero?: boolean;
   readonly tailZero?: boolean;
+  readonly middleZero?: boolean;
   /** Whether an exclusive open succeeded (block devices only). */
   readonly exclusive?: boolean;
   readonly claim: ClaimVerdict;
-  readonly failed: readonly ("wipefs" | "read" | "open")[];
+  readonly failed: readonly ("wipefs" | "blkid" | "read" | "open")[];
 }
 
 export interface ClaimSummary {

@@ -2,9 +2,9 @@
 // the layout an install writes, or to the reason none can be made. No I/O, no clock, no
 // randomness (the install id comes in), so the same inputs always give the same layout and
 // an interrupted install resumes with exactly the table it started.
-import { createHash } from "node:crypto";
 import { formatSize, formatSizeShort, MIB } from "../../common/size.ts";
 import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
+import { partitionUuidFor, tableIdFor } from "../../formats/install-ids.ts";
 import type { Disk } from "../../hardware/disks/types.ts";
 import type { Machine, Manifest, StorageRole } from "../../manifest/types.ts";
 import { compareDisks, describeSelector, matchesSelector } from "./order.ts";
@@ -359,7 +359,7 @@ class DiskBuilder {
       content,
       ...(role ? { role } : {}),
       typeGuid: PARTITION_TYPES[typeKey],
-      uuid: derivedUuid(this.installId, `disk${this.index}:${label}`),
+      uuid: partitionUuidFor(this.installId, this.index, label),
       start: this.cursor,
       size,
     });
@@ -377,7 +377,7 @@ class DiskBuilder {
       sectorSize: d.logicalSectorSize,
       ...(d.model ? { model: d.model } : {}),
       ...(d.serial ? { serial: d.serial } : {}),
-      tableId: derivedUuid(this.installId, `disk${this.index}:table`),
+      tableId: tableIdFor(this.installId, this.index),
       partitions: this.partitions,
       free: this.free(),
     };
@@ -394,15 +394,6 @@ function alignUp(bytes: number): number {
 
 function leftOutAs(d: Disk, why: string): LeftOutDisk {
   return { path: d.path, verdict: d.verdict, reasons: d.reasons, why };
-}
-
-/** A UUID (RFC 9562 version 8, name-based) from the install id and a name: unique per install, stable across retries. */
-export function derivedUuid(installId: string, name: string): string {
-  const h = createHash("sha256").update(`${installId}\0${name}`).digest();
-  h[6] = ((h[6] as number) & 0x0f) | 0x80;
-  h[8] = ((h[8] as number) & 0x3f) | 0x80;
-  const x = h.subarray(0, 16).toString("hex").toUpperCase();
-  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
 }
 
 function fail(
