@@ -1,13 +1,23 @@
-// Times `liken-stick disks --json` on 16 image files against `wipefs --no-act` on the same
-// files, in the same run, and prints the ratio (docs/design.md section 10).
+// Times `liken-stick disks --json` on 16 image files against `wipefs --no-act` and
+// `blkid -p` on the same files, in the same run, and prints the ratios and the time per
+// disk (docs/design.md section 10), then what the probe reads per disk, and what that
+// costs on a spinning disk (docs/disks.md, "What is read").
 // Run: npm run bench:disks
 import { mkdtemp, rm, truncate } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { HEAD_BYTES, SAMPLE_BYTES, SAMPLE_COUNT, TAIL_BYTES } from "../hardware/disks/probe.ts";
 import { bundleCommand } from "../image-build/bundle.ts";
 import { run } from "../tools/exec.ts";
 
 const RUNS = 7;
+const DISKS = 16;
+// A 7200 rpm disk: about 12 ms per seek (average seek plus half a turn), 150 MB/s.
+const HDD_SEEK_MS = 12;
+const HDD_MB_PER_S = 150;
+// blkid's probe at the four usual starts reads near the head (already read); the table's
+// starts add one seek each: 6 on a liken system disk.
+const PROBE_SEEKS = 6;
 const BUNDLE = new URL("../dist/liken-stick.mjs", import.meta.url).pathname;
 
 async function median(fn: () => Promise<unknown>): Promise<number> {
@@ -24,7 +34,7 @@ const dir = await mkdtemp(join(tmpdir(), "liken-bench-disks-"));
 try {
   await bundleCommand();
   const files: string[] = [];
-  for (let i = 0; i < 16; i++) {
+  for (let i = 0; i < DISKS; i++) {
     const file = join(dir, `disk${i}.img`);
     await truncate(file, 0).catch(() => undefined);
     await run("truncate", ["-s", "2G", file]);
@@ -34,13 +44,30 @@ try {
     files.push(file);
   }
   const ours = await median(() => run(process.execPath, [BUNDLE, "disks", "--json", ...files]));
-  const peer = await median(() => run("wipefs", ["--no-act", ...files]));
+  const wipefs = await median(() => run("wipefs", ["--no-act", ...files]));
+  // exit 2: some disk holds nothing blkid knows
+  const blkid = await median(() => run("blkid", ["-p", ...files], { okExitCodes: [2] }));
   const bare = await median(() => run(process.execPath, ["-e", "0"]));
-  console.log(`disks --json on 16 image files: ${ours.toFixed(0)} ms (median of ${RUNS})`);
-  console.log(`wipefs --no-act on the same:    ${peer.toFixed(0)} ms`);
-  console.log(`node -e 0 (startup alone):      ${bare.toFixed(0)} ms`);
-  console.log(`ratio disks / wipefs: ${(ours / peer).toFixed(2)}`);
-  console.log(`ratio (disks - node startup) / wipefs: ${((ours - bare) / peer).toFixed(2)}`);
+  const ms = (n: number) => `${n.toFixed(0)} ms`.padStart(7);
+  console.log(
+    `disks --json on ${DISKS} image files: ${ms(ours)} (median of ${RUNS}), ${(ours / DISKS).toFixed(1)} ms per disk`,
+  );
+  console.log(
+    `wipefs --no-act on the same:      ${ms(wipefs)}, ${(wipefs / DISKS).toFixed(1)} ms per disk`,
+  );
+  console.log(
+    `blkid -p on the same:             ${ms(blkid)}, ${(blkid / DISKS).toFixed(1)} ms per disk`,
+  );
+  console.log(`node -e 0 (startup alone):        ${ms(bare)}`);
+  console.log(`ratio disks / wipefs: ${(ours / wipefs).toFixed(2)}`);
+  console.log(`ratio disks / blkid -p: ${(ours / blkid).toFixed(2)}`);
+  console.log(`ratio (disks - node startup) / wipefs: ${((ours - bare) / wipefs).toFixed(2)}`);
+  const bytes = HEAD_BYTES + TAIL_BYTES + SAMPLE_COUNT * SAMPLE_BYTES;
+  const seeks = 2 + SAMPLE_COUNT + PROBE_SEEKS;
+  const hdd = (seeks * HDD_SEEK_MS) / 1000 + bytes / (HDD_MB_PER_S * 1e6);
+  console.log(
+    `reads per disk: ${(bytes / 2 ** 20).toFixed(0)} MiB in ${seeks} places; on a spinning disk (${HDD_SEEK_MS} ms a seek, ${HDD_MB_PER_S} MB/s) about ${hdd.toFixed(2)} s, whatever its size`,
+  );
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

@@ -67,6 +67,14 @@ const DEFAULT_WAIT_MS = 60_000;
 // OVMF prints within 5 s under TCG, 15 s on a loaded machine: a console silent this long
 // after QEMU started is a guest that never ran (a paused or wedged accelerator), not a slow one.
 const FIRST_OUTPUT_MS = 60_000;
+// Under TCG with two vCPUs, QEMU 7.2 now and then wedges the guest kernel early in its boot:
+// the console stops mid-line-stream (once after "NetLabel: unlabeled traffic allowed by
+// default", at 1.9 s kernel time) and never prints again. A kernel printing nothing this
+// long before it runs /init is such a wedge; nothing of liken has run yet, so the harness
+// starts QEMU again, once per VM, and says so on stderr.
+const KERNEL_STALL_MS = 45_000;
+const KERNEL_STARTED = "Linux version ";
+const KERNEL_DONE = "Run /init as init process";
 
 const running = new Set<Vm>();
 let exitHookInstalled = false;
@@ -96,6 +104,9 @@ export class Vm {
   #stick: string | undefined;
   #boots = 0;
   #stopping = false;
+  /** Set when the harness killed a wedged kernel boot, to start QEMU again. */
+  #stalled = false;
+  #stallRestarts = 0;
   /** Why the harness ended this QEMU itself (the guest could not run): no relaunch then. */
   #fatal: string | undefined;
   #finalExit: VmExit | undefined;
@@ -367,7 +378,34 @@ export class Vm {
       }
     }, FIRST_OUTPUT_MS);
     silence.unref();
-    void qemu.exited.finally(() => clearTimeout(silence));
+    let seen = printed;
+    let lastOutput = Date.now();
+    const stall = setInterval(() => {
+      const raw = this.#console.raw;
+      if (raw.length !== seen) {
+        seen = raw.length;
+        lastOutput = Date.now();
+        return;
+      }
+      const boot = raw.slice(printed);
+      const wedged =
+        Date.now() - lastOutput >= KERNEL_STALL_MS &&
+        boot.includes(KERNEL_STARTED) &&
+        !boot.includes(KERNEL_DONE);
+      if (!wedged || this.#stopping || this.#stallRestarts > 0) return;
+      this.#stallRestarts++;
+      this.#stalled = true;
+      const last = boot.trimEnd().split("\n").at(-1)?.trim();
+      process.stderr.write(
+        `harness: the guest kernel printed nothing for ${KERNEL_STALL_MS / 1000} s before /init (last: ${last}); starting QEMU again\n`,
+      );
+      qemu.kill("SIGKILL");
+    }, 5000);
+    stall.unref();
+    void qemu.exited.finally(() => {
+      clearTimeout(silence);
+      clearInterval(stall);
+    });
   }
 
   async #onExit(exit: ProcessExit, qmp: QmpClient): Promise<void> {
@@ -378,6 +416,19 @@ export class Vm {
       const said = exit.stderrTail ? `; QEMU said: ${exit.stderrTail.split("\n").join(" | ")}` : "";
       this.#finish({ ...exit, shutdownReason: undefined }, `${this.#fatal}${said}`);
       return;
+    }
+    if (this.#stalled && !this.#stopping) {
+      this.#stalled = false;
+      try {
+        await this.#start();
+        return;
+      } catch (error) {
+        this.#finish(
+          { ...exit, shutdownReason: undefined },
+          `QEMU could not start again after its kernel wedged: ${(error as Error).message}`,
+        );
+        return;
+      }
     }
     const shutdowns = qmp.events.filter((e) => e.event === "SHUTDOWN");
     const reason = shutdowns.at(-1)?.data?.reason;
