@@ -158,6 +158,18 @@ describe("classifyDisk", () => {
     expect(verdict(f, {})).toEqual(["ineligible", [reason]]);
   });
 
+  it("calls two paths to one disk (the same WWN) both ineligible", () => {
+    const a = { ...facts, path: "/dev/sdb", wwn: "0x5000c500a1b2c3d4" };
+    const b = { ...facts, path: "/dev/sdc", wwn: "0x5000c500a1b2c3d4" };
+    const c = { ...facts, path: "/dev/sdd", wwn: "0x5000c500ffffffff" };
+    const all = [a, b, c];
+    expect(all.map((d) => classifyDisk(d, empty, all)).map((d) => [d.verdict, d.reasons])).toEqual([
+      ["ineligible", ["same-wwn:/dev/sdc"]],
+      ["ineligible", ["same-wwn:/dev/sdb"]],
+      ["blank", []],
+    ]);
+  });
+
   it("keeps every reason when a disk is both ineligible and full of data", () => {
     expect(verdict({ readOnly: true }, { signatures: [sig("ext4", 0x438)] })).toEqual([
       "ineligible",

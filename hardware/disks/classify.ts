@@ -12,8 +12,20 @@ export const MIN_DISK_SIZE = 512 * MIB;
 const VIRTUAL_TYPES = new Set(["dm", "md", "zram", "lvm", "crypt", "mpath", "rom"]);
 const OUR_LABEL = /^liken-/;
 
-export function classifyDisk(facts: DiskFacts, probe: ContentProbe): Disk {
-  const ineligible = ineligibleReasons(facts);
+/**
+ * The verdict on one disk. `others` are the other disks found with it: one with the same
+ * WWN is the same disk seen through a second path (multipath, dual-port SAS), and writing
+ * it through either while the other exists is never safe.
+ */
+export function classifyDisk(
+  facts: DiskFacts,
+  probe: ContentProbe,
+  others: readonly DiskFacts[] = [],
+): Disk {
+  const twins = facts.wwn
+    ? others.filter((o) => o.path !== facts.path && o.wwn === facts.wwn).map((o) => o.path)
+    : [];
+  const ineligible = [...ineligibleReasons(facts), ...twins.map((t) => `same-wwn:${t}`)];
   // A disk that can never be a target (the stick, a removable or read-only disk) needs no
   // driver at boot: naming what it would lack is noise on the menu's screens.
   const unsupported =

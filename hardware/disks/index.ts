@@ -24,5 +24,5 @@ export interface InventoryOptions {
 export async function inventoryDisks(options: InventoryOptions = {}): Promise<Disk[]> {
   const facts = await discoverDisks(options.paths ?? [], options.missingDrivers);
   const probes = await probeDisks(facts, options.held);
-  return facts.map((f, i) => classifyDisk(f, probes[i] as ContentProbe));
+  return facts.map((f, i) => classifyDisk(f, probes[i] as ContentProbe, facts));
 }

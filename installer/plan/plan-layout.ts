@@ -377,6 +377,8 @@ class DiskBuilder {
       sectorSize: d.logicalSectorSize,
       ...(d.model ? { model: d.model } : {}),
       ...(d.serial ? { serial: d.serial } : {}),
+      ...(d.wwn ? { wwn: d.wwn } : {}),
+      ...(d.claim ? { claimInstallId: d.claim.installId } : {}),
       tableId: tableIdFor(this.installId, this.index),
       partitions: this.partitions,
       free: this.free(),

@@ -33,6 +33,9 @@ export interface PlannedDisk {
   readonly sectorSize: number;
   readonly model?: string;
   readonly serial?: string;
+  readonly wwn?: string;
+  /** The install id of the claim the disk carried when planned (resume, erase-and-write). */
+  readonly claimInstallId?: string;
   /** The GPT's disk GUID. */
   readonly tableId: string;
   readonly partitions: readonly PlannedPartition[];
