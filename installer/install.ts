@@ -22,6 +22,7 @@ import { writeGpt } from "../tools/sfdisk.ts";
 import { eraseDisk } from "./erase.ts";
 import { buildEsp } from "./esp.ts";
 import { type DiskHandle, lockDisk } from "./lock.ts";
+import { confirmedPlanDrift } from "./plan/confirmed.ts";
 import { type InstallClaim, type InstallPlan, planInstall } from "./plan/plan-install.ts";
 import type { Layout, PlannedDisk, PlannedPartition } from "./plan/types.ts";
 import { buildState } from "./state.ts";
@@ -31,6 +32,7 @@ import {
   installerStatus,
   readBootId,
 } from "./status.ts";
+import { stepFailureOf } from "./step-failure.ts";
 import { type InstallStep, type PlannedStep, stepOf } from "./steps.ts";
 
 export type { InstallStep };
@@ -68,6 +70,11 @@ export interface InstallRequest {
   readonly paths: readonly string[];
   /** Where the installer's status document goes (the state partition gets a copy). */
   readonly statusFile: string;
+  /**
+   * The layout a person confirmed (the menu, `install --plan`): the install writes it only
+   * while the disks are still what it was planned for (plan/confirmed.ts).
+   */
+  readonly confirmed?: Layout;
   readonly onEvent?: (event: InstallEvent) => void;
 }
 
@@ -179,11 +186,12 @@ class InstallRun {
     if (step$.hasSubscribers) step$.publish({ step: step.step } satisfies InstallStepMessage);
     const result = await body().catch((error: unknown) => {
       if (error instanceof LikenError) throw error;
+      const { reason, hint } = stepFailureOf(error, step.failure);
       throw new LikenError({
         kind: "failed",
         what: `${what}: ${error instanceof Error ? error.message : String(error)}`,
-        hint: "run the same install again; it is safe to repeat",
-        reason: step.failure,
+        hint,
+        reason,
         cause: error,
       });
     });
@@ -221,7 +229,7 @@ class InstallRun {
       wipe,
       wipeClusters: this.request.wipeClusters ?? [],
       paths,
-      newInstallId: randomUUID(),
+      newInstallId: this.request.confirmed?.installId ?? randomUUID(),
       now: Math.floor(Date.now() / 1000),
     });
     if (plan.kind === "refused") {
@@ -231,6 +239,17 @@ class InstallRun {
         what: message,
         hint,
         reason,
+      });
+    }
+    const confirmed = this.request.confirmed;
+    const drift =
+      confirmed && plan.kind === "install" && confirmedPlanDrift(confirmed, plan.layout);
+    if (drift) {
+      throw new LikenError({
+        kind: "refused",
+        what: `the disks changed since the plan was confirmed: ${drift}`,
+        hint: "review the plan again, and confirm the new one",
+        reason: "DiskChanged",
       });
     }
     return plan;
@@ -245,15 +264,16 @@ class InstallRun {
       missingDrivers: this.missingDrivers,
     });
     for (const planned of layout.disks) {
-      const now = again.find((d) => d.path === planned.path);
-      const expected = planned.action === "write" ? "blank" : "liken";
-      const sameInstall = planned.action !== "resume" || now?.claim?.installId === layout.installId;
-      if (now?.verdict !== expected || !sameInstall) {
+      const drift = diskDrift(
+        planned,
+        again.find((d) => d.path === planned.path),
+      );
+      if (drift) {
         throw new LikenError({
           kind: "refused",
-          what: `${planned.path} changed while the install started: it is now ${now?.verdict} (${now?.reasons.join(", ")})`,
+          what: `${planned.path} changed while the install started: ${drift}`,
           hint: "check what else uses the disk, then run the install again",
-          reason: expected === "blank" ? "DiskNotBlank" : "DiskNotLiken",
+          reason: "DiskChanged",
         });
       }
     }
@@ -275,9 +295,11 @@ class InstallRun {
     }
   }
 
-  // The generation is 1 while partial, 2 when complete.
+  // The generation is 1 while partial, 2 when complete. The system disk is marked complete
+  // last: while it is partial, a second run finishes every disk of the install.
   private async writeClaims(claim: InstallClaim, complete: boolean): Promise<void> {
-    for (const planned of this.plannedDisks()) {
+    const disks = this.plannedDisks();
+    for (const planned of complete ? [...disks].reverse() : disks) {
       const bytes = encodeClaim({
         ...claim,
         use: planned.use,
@@ -442,6 +464,19 @@ class InstallRun {
     this.workDir ??= await mkdtemp(join(tmpdir(), "liken-install-"));
     return this.workDir;
   }
+}
+
+// A locked target against its plan: the same disk (serial, WWN, size), the verdict its
+// action needs, and the claim the plan saw.
+function diskDrift(planned: PlannedDisk, now: Disk | undefined): string | undefined {
+  if (!now) return "it is gone";
+  const expected = planned.action === "write" ? "blank" : "liken";
+  if (now.verdict !== expected) return `it is now ${now.verdict} (${now.reasons.join(", ")})`;
+  if (now.serial !== planned.serial || now.wwn !== planned.wwn || now.size !== planned.size)
+    return `it is now another disk (serial ${now.serial ?? "none"}, ${now.size} bytes)`;
+  if (now.claim?.installId !== planned.claimInstallId)
+    return `its claim now names install ${now.claim?.installId ?? "none"}`;
+  return undefined;
 }
 
 function plannedDisk(layout: Layout, path: string | undefined): PlannedDisk {

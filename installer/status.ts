@@ -14,11 +14,14 @@ export type InstallFailureReason =
   | "DiskNotLiken"
   | "DiskTooSmall"
   | "DiskBusy"
+  | "DiskChanged"
   | "MissingDriver"
   | "ReleaseInvalid"
   | "ReleaseTooLarge"
   | "WriteFailed"
-  | "VerifyFailed";
+  | "VerifyFailed"
+  | "ToolMissing"
+  | "PermissionDenied";
 
 export interface InstallerStatus {
   readonly apiVersion: "liken.dev/v1";

@@ -101,6 +101,7 @@ export async function runMenu(options: MenuOptions): Promise<number> {
             machine: effect.machine,
             releaseDir: options.releaseDir,
             wipe: effect.wipe,
+            confirmed: effect.layout,
             paths: options.paths,
             statusFile: options.statusFile,
             onEvent: (event) => dispatch({ type: "install-event", event, at: Date.now() }),

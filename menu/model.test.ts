@@ -165,7 +165,14 @@ describe("install as", () => {
   it("installs on Yes", () => {
     const { model, effects } = play(menuData(BLANK), keys("enter", "down", "enter"));
     expect(model.screen.kind).toBe("installing");
-    expect(effects).toEqual([{ type: "install", machine: "leader-1", wipe: false }]);
+    expect(effects).toEqual([
+      {
+        type: "install",
+        machine: "leader-1",
+        wipe: false,
+        layout: expect.objectContaining({ machine: "leader-1", wipe: false }),
+      },
+    ]);
   });
 
   it("says why when no plan can be made, and writes nothing", () => {
@@ -287,7 +294,14 @@ describe("a failed install", () => {
     const { model, effects } = play(failed(), keys("enter"));
     expect(model.screen.kind).toBe("installing");
     expect(screenText(model)).toContain("  pending  verifying the release");
-    expect(effects).toEqual([{ type: "install", machine: "leader-1", wipe: false }]);
+    expect(effects).toEqual([
+      {
+        type: "install",
+        machine: "leader-1",
+        wipe: false,
+        layout: expect.objectContaining({ machine: "leader-1", wipe: false }),
+      },
+    ]);
   });
 
   it("Back and Esc return to the menu; nothing powers off", () => {
@@ -339,7 +353,14 @@ describe("wipe and reinstall as", () => {
     const asked = play(confirm(), keys("down", "enter")).model;
     const right = play(asked, [...typed("leader-1x"), ...keys("backspace", "enter")]);
     expect(right.model.screen.kind).toBe("installing");
-    expect(right.effects).toEqual([{ type: "install", machine: "leader-1", wipe: true }]);
+    expect(right.effects).toEqual([
+      {
+        type: "install",
+        machine: "leader-1",
+        wipe: true,
+        layout: expect.objectContaining({ machine: "leader-1", wipe: true }),
+      },
+    ]);
     expect(screenText(right.model)).toContain("  pending  erasing the liken install on /dev/sda");
     const back = play(asked, [...typed("leader-1"), ...keys("escape")]);
     expect(back.model.screen.kind).toBe("confirm-wipe");

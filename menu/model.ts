@@ -209,7 +209,7 @@ function showPlan(model: Model, machine: string, wipe: boolean): Step {
 
 function startInstall(model: Model, machine: string, wipe: boolean, layout: Layout): Step {
   const run = startRun(machine, wipe, model.data.release, layout);
-  const effects: Effect[] = [{ type: "install", machine, wipe }];
+  const effects: Effect[] = [{ type: "install", machine, wipe, layout }];
   return { model: show(model, { kind: "installing", run }), effects };
 }
 

@@ -148,7 +148,13 @@ export type MenuEvent =
 export type Effect =
   /** Read the disks again and plan every machine; answered by "refreshed". */
   | { readonly type: "refresh" }
-  | { readonly type: "install"; readonly machine: string; readonly wipe: boolean }
+  /** Install `layout`, the plan the person confirmed, or nothing if the disks changed since. */
+  | {
+      readonly type: "install";
+      readonly machine: string;
+      readonly wipe: boolean;
+      readonly layout: Layout;
+    }
   | { readonly type: "hwreport" }
   | { readonly type: "shell" }
   | { readonly type: "power-off" };

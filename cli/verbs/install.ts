@@ -7,6 +7,7 @@ import { renderDisks } from "../../hardware/disks/render.ts";
 import { releaseMissingDrivers } from "../../hardware/missing-drivers.ts";
 import { install } from "../../installer/install.ts";
 import { renderLayout } from "../../installer/plan/render.ts";
+import type { Layout } from "../../installer/plan/types.ts";
 import { requireManifest } from "../load-manifest.ts";
 import type { Verb } from "../verb.ts";
 import { wipeClustersOf } from "../wipe-clusters.ts";
@@ -31,6 +32,10 @@ With --wipe (wipe and reinstall as NAME), disks holding a valid liken claim of
 this cluster are erased first. Another cluster's disk is left alone and listed,
 unless --wipe-cluster names that cluster. A disk named on the command line that
 holds other data refuses the whole run before anything is written.
+
+With --plan FILE (what \`liken-stick plan --json\` printed, reviewed), the install
+writes that plan and nothing else: if any disk changed since (another disk in its
+place, another size, another claim), it refuses with DiskChanged and writes nothing.
 
 A failed install prints its error and the disks with their verdicts, writes the
 status document (phase Failed and a reason) and exits 1.`,
@@ -66,6 +71,12 @@ status document (phase Failed and a reason) and exits 1.`,
       value: "FILE",
       summary: `where the status document goes (${DEFAULT_STATUS_FILE})`,
     },
+    {
+      name: "plan",
+      type: "string",
+      value: "FILE",
+      summary: "install exactly this plan (plan --json), or refuse if the disks changed",
+    },
     { name: "json", type: "boolean", summary: "print the status document as JSON" },
   ],
   async run(args, io) {
@@ -83,6 +94,8 @@ status document (phase Failed and a reason) and exits 1.`,
         ? args.options["status-file"]
         : DEFAULT_STATUS_FILE;
     const wipeClusters = wipeClustersOf(args.options);
+    const planFile = args.options.plan;
+    const confirmed = typeof planFile === "string" ? await readConfirmedPlan(planFile) : undefined;
     const say = json ? () => undefined : io.out;
     try {
       const outcome = await install({
@@ -93,6 +106,7 @@ status document (phase Failed and a reason) and exits 1.`,
         wipeClusters,
         paths: args.operands,
         statusFile,
+        ...(confirmed ? { confirmed } : {}),
         onEvent: (e) => {
           if (e.type === "step") say(`» ${e.what}\n`);
           else if (e.done === e.total) say(`  ${formatSizeShort(e.total)} written and verified\n`);
@@ -121,3 +135,24 @@ status document (phase Failed and a reason) and exits 1.`,
     }
   },
 };
+
+// What `plan --json` printed ({ ok, layout }), or the layout alone.
+async function readConfirmedPlan(file: string): Promise<Layout> {
+  const text = await readFile(file, "utf8").catch(() => {
+    throw usageError(`cannot read the plan ${file}`, "give the file liken-stick plan --json wrote");
+  });
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw usageError(`${file} is not JSON`, "give the file liken-stick plan --json wrote");
+  }
+  const layout = (value as { layout?: unknown }).layout ?? value;
+  const l = layout as Partial<Layout>;
+  if (typeof l.installId !== "string" || !Array.isArray(l.disks) || typeof l.machine !== "string")
+    throw usageError(
+      `${file} holds no plan`,
+      "give the file liken-stick plan --json wrote for a plan that succeeded",
+    );
+  return layout as Layout;
+}

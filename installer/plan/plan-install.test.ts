@@ -123,4 +123,27 @@ describe("planInstall", () => {
       },
     ]);
   });
+
+  it("finishes a two-disk install killed while it marked its disks complete", () => {
+    // The storage disk is marked complete first, the system disk last (install.ts).
+    const twoDisks = { manifest: { ...manifest, storage: [{ role: "data", size: 28 * GIB }] } };
+    const system = liken("/dev/vda", { complete: false });
+    const storage = liken("/dev/vdb", { use: "storage", complete: true });
+    const p = plan([system, storage], twoDisks);
+    if (p.kind !== "install") throw new Error(p.kind);
+    expect(p.layout.installId).toBe("7d0c9e2a-1b3f-4c5d-8e9f-0a1b2c3d4e5f");
+    expect(p.layout.disks.map((d) => [d.path, d.action])).toEqual([
+      ["/dev/vda", "resume"],
+      ["/dev/vdb", "resume"],
+    ]);
+    // A disk left partial by an older installer (system complete first) is finished too.
+    const old = plan(
+      [
+        liken("/dev/vda", { complete: true }),
+        liken("/dev/vdb", { use: "storage", complete: false }),
+      ],
+      twoDisks,
+    );
+    expect(old.kind).toBe("install");
+  });
 });

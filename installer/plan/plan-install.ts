@@ -84,6 +84,12 @@ function findCompleteInstall(input: InstallPlanInput): InstallPlan | undefined {
       d.claim.machine === input.machine,
   );
   if (!done) return undefined;
+  // An install killed while it marked its disks complete is finished, not done.
+  const unfinished = input.disks.some(
+    (d) =>
+      d.verdict === "liken" && d.claim?.installId === done.claim?.installId && !d.claim?.complete,
+  );
+  if (unfinished) return undefined;
   if (done.claim?.release === input.release.version) return { kind: "done", disk: done };
   return refused({
     reason: "DiskNotBlank",

@@ -80,15 +80,23 @@ export function planLayout(input: PlanInput): PlanResult {
   }
 
   // An interrupted install of this machine is finished on the disks it started, with its id.
-  const resumed = candidates.filter((c) => c.action === "resume");
-  const installId = resumed[0]?.disk.claim?.installId ?? input.newInstallId;
+  const partial = candidates.find((c) => c.action === "resume" && !c.disk.claim?.complete);
+  const installId = partial?.disk.claim?.installId ?? input.newInstallId;
   const pool = candidates.filter(
-    (c) => c.action !== "resume" || c.disk.claim?.installId === installId,
+    (c) => c.action !== "resume" || (partial && c.disk.claim?.installId === installId),
   );
   for (const c of candidates) {
-    if (!pool.includes(c))
-      leftOut.push(leftOutAs(c.disk, "holds another interrupted install of this machine"));
+    if (pool.includes(c)) continue;
+    leftOut.push(
+      leftOutAs(
+        c.disk,
+        c.disk.claim?.complete
+          ? `holds the liken install of ${manifest.cluster}/${machine.name}: use wipe and reinstall to replace it`
+          : "holds another interrupted install of this machine",
+      ),
+    );
   }
+  const resumed = pool.filter((c) => c.action === "resume");
 
   if (pool.length === 0) return fail(...nothingEligible(leftOut, input.machine), leftOut);
   const systemSizes = [
@@ -197,7 +205,9 @@ function judge(
         };
       }
       if (wipe) return { action: "erase-and-write" };
-      if (ours && !c.complete) return { action: "resume" };
+      // A disk of this machine's install is resumed while any disk of that install is
+      // partial, complete ones too: the install completes each disk in turn.
+      if (ours) return { action: "resume" };
       return { why: `${what}: use wipe and reinstall to replace it` };
     }
     case "foreign":
