@@ -101,6 +101,7 @@ export async function runMenu(options: MenuOptions): Promise<number> {
             machine: effect.machine,
             releaseDir: options.releaseDir,
             wipe: effect.wipe,
+            wipeClusters: effect.wipeClusters,
             confirmed: effect.layout,
             paths: options.paths,
             statusFile: options.statusFile,

@@ -6,9 +6,9 @@ import { oneLine } from "../common/errors.ts";
 import { requireRelease } from "../formats/release.ts";
 import { inventoryDisks } from "../hardware/disks/index.ts";
 import { releaseMissingDrivers } from "../hardware/missing-drivers.ts";
-import { planLayout } from "../installer/plan/plan-layout.ts";
 import type { Manifest } from "../manifest/index.ts";
-import type { Identity, MachinePlans, MenuData } from "./types.ts";
+import { planMachines } from "./plans.ts";
+import type { Identity, MenuData } from "./types.ts";
 
 export interface MenuSources {
   readonly manifest: Manifest;
@@ -39,19 +39,12 @@ export async function loadMenuData(src: MenuSources, previous?: MenuData): Promi
       return { disks: previous.disks, problem: oneLine(error) };
     },
   );
-  const plans: Record<string, MachinePlans> = {};
-  for (const m of manifest.machines) {
-    const plan = (wipe: boolean) =>
-      planLayout({
-        disks: listed.disks,
-        manifest,
-        machine: m.name,
-        ...(release.ok ? { release: release.release } : {}),
-        wipe,
-        newInstallId: randomUUID(),
-      });
-    plans[m.name] = { install: plan(false), wipe: plan(true) };
-  }
+  const plans = planMachines(
+    listed.disks,
+    manifest,
+    release.ok ? release.release : undefined,
+    randomUUID,
+  );
   return {
     cluster: manifest.cluster,
     release: manifest.release.version,

@@ -170,6 +170,7 @@ describe("install as", () => {
         type: "install",
         machine: "leader-1",
         wipe: false,
+        wipeClusters: [],
         layout: expect.objectContaining({ machine: "leader-1", wipe: false }),
       },
     ]);
@@ -299,6 +300,7 @@ describe("a failed install", () => {
         type: "install",
         machine: "leader-1",
         wipe: false,
+        wipeClusters: [],
         layout: expect.objectContaining({ machine: "leader-1", wipe: false }),
       },
     ]);
@@ -358,6 +360,7 @@ describe("wipe and reinstall as", () => {
         type: "install",
         machine: "leader-1",
         wipe: true,
+        wipeClusters: [],
         layout: expect.objectContaining({ machine: "leader-1", wipe: true }),
       },
     ]);
@@ -366,6 +369,48 @@ describe("wipe and reinstall as", () => {
     expect(back.model.screen.kind).toBe("confirm-wipe");
     expect(selectedLabel(back.model)).toBe("No, back to the menu");
     expect(back.effects).toEqual([]);
+  });
+
+  it("leaves another cluster's disk alone unless that cluster's name is typed", () => {
+    // The machine moves from another cluster: its only disk is that cluster's worker-9.
+    const other = likenDisk("/dev/sdc", { cluster: "othercluster", machine: "worker-9" });
+    const wipe = play(menuData([other]), keys("down", "down", "enter")).model;
+    expect(wipe.screen.kind).toBe("refused");
+    expect(screenText(wipe)).toContain("another cluster");
+    expect(entryLabels(wipe)).toEqual([
+      "Back to the menu",
+      "Also erase cluster othercluster's disks",
+    ]);
+    const ask = play(wipe, keys("down", "enter")).model;
+    expect(ask.screen.kind).toBe("type-cluster");
+    const text = screenText(ask);
+    expect(text).toContain("These disks belong to another cluster, othercluster:");
+    expect(text).toContain("  /dev/sdc  2.5 GiB  othercluster/worker-9, release 1.0.0");
+    expect(frameOf(ask).lines[frameOf(ask).cursor.row]).toBe("Cluster name: _");
+    // The machine's name, or this cluster's, is not the other cluster's.
+    const wrong = play(ask, [...typed("testcluster"), ...keys("enter")]);
+    expect(wrong.model.screen.kind).toBe("type-cluster");
+    expect(screenText(wrong.model)).toContain(
+      '"testcluster" is not othercluster. Nothing was erased.',
+    );
+    expect(wrong.effects).toEqual([]);
+    // The right name: the confirmation of a wipe that erases it, the machine name, the install.
+    const right = play(ask, [...typed("othercluster"), ...keys("enter")]).model;
+    expect(right.screen.kind).toBe("confirm-wipe");
+    expect(screenText(right)).toContain("    the liken install of othercluster/worker-9");
+    expect(entryLabels(right)).toEqual(["No, back to the menu", "Yes, erase and reinstall"]);
+    const done = play(right, [...keys("down", "enter"), ...typed("leader-1"), ...keys("enter")]);
+    expect(done.effects).toEqual([
+      expect.objectContaining({ type: "install", wipe: true, wipeClusters: ["othercluster"] }),
+    ]);
+    // Esc on the cluster's name goes back to the plain wipe, which leaves the disk alone.
+    expect(play(ask, keys("escape")).model.screen.kind).toBe("refused");
+  });
+
+  it("does not offer another cluster's disk that the wipe would not use", () => {
+    const other = likenDisk("/dev/sdc", { cluster: "othercluster", machine: "worker-9" });
+    const wipe = play(menuData([likenDisk("/dev/sda"), other]), keys("down", "down", "enter"));
+    expect(entryLabels(wipe.model)).toEqual(["No, back to the menu", "Yes, erase and reinstall"]);
   });
 
   it("refuses when no disk can be written", () => {

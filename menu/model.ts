@@ -62,7 +62,12 @@ function onKey(model: Model, key: KeyName, ch: string | undefined): Step {
   const { screen } = model;
   if (screen.kind === "type-name") {
     if (key === "enter" && screen.typed === screen.machine)
-      return startInstall(model, screen.machine, true, screen.layout);
+      return startInstall(model, screen.machine, true, screen.wipeClusters, screen.layout);
+    return same(onTypedKey(model, screen, key, ch));
+  }
+  if (screen.kind === "type-cluster") {
+    if (key === "enter" && screen.typed === screen.cluster)
+      return showWipeWith(model, screen.machine, screen.cluster);
     return same(onTypedKey(model, screen, key, ch));
   }
   if (screen.kind === "shell" || screen.kind === "power-off" || screen.kind === "reading")
@@ -126,13 +131,20 @@ function navigation(key: KeyName, ch: string | undefined): Nav | undefined {
 
 function onTypedKey(
   model: Model,
-  screen: Extract<Screen, { kind: "type-name" }>,
+  screen: Extract<Screen, { kind: "type-name" | "type-cluster" }>,
   key: KeyName,
   ch: string | undefined,
 ): Model {
   switch (key) {
     case "escape":
-      return show(model, { kind: "confirm-wipe", machine: screen.machine, layout: screen.layout });
+      // Back to the wipe's confirmation: the one this name was asked for, or the plain wipe.
+      if (screen.kind === "type-cluster") return showPlan(model, screen.machine, true).model;
+      return show(model, {
+        kind: "confirm-wipe",
+        machine: screen.machine,
+        layout: screen.layout,
+        wipeClusters: screen.wipeClusters,
+      });
     case "backspace":
       return { ...model, screen: { ...screen, typed: screen.typed.slice(0, -1) } };
     case "char":
@@ -161,7 +173,7 @@ function act(model: Model, action: Action): Step {
       };
     case "install": {
       if (screen.kind !== "confirm-install") return same(model);
-      return startInstall(model, screen.machine, false, screen.layout);
+      return startInstall(model, screen.machine, false, [], screen.layout);
     }
     case "ask-name": {
       if (screen.kind !== "confirm-wipe") return same(model);
@@ -170,13 +182,26 @@ function act(model: Model, action: Action): Step {
           kind: "type-name",
           machine: screen.machine,
           layout: screen.layout,
+          wipeClusters: screen.wipeClusters,
+          typed: "",
+        }),
+      );
+    }
+    case "ask-cluster": {
+      if (screen.kind !== "confirm-wipe" && screen.kind !== "refused") return same(model);
+      return same(
+        show(model, {
+          kind: "type-cluster",
+          machine: screen.machine,
+          cluster: action.cluster,
           typed: "",
         }),
       );
     }
     case "retry": {
       if (screen.kind !== "failed") return same(model);
-      return startInstall(model, screen.run.machine, screen.run.wipe, screen.run.layout);
+      const { run } = screen;
+      return startInstall(model, run.machine, run.wipe, run.wipeClusters, run.layout);
     }
     case "back":
       return same(toMain(model));
@@ -202,14 +227,34 @@ function showPlan(model: Model, machine: string, wipe: boolean): Step {
   if (!result.ok) {
     return same(show(model, { kind: "refused", machine, wipe, failure: result.failure }));
   }
-  const kind = wipe ? "confirm-wipe" : "confirm-install";
   // Confirmation starts on No: Enter alone never writes a disk.
-  return same(show(model, { kind, machine, layout: result.layout }));
+  if (!wipe) return same(show(model, { kind: "confirm-install", machine, layout: result.layout }));
+  return same(
+    show(model, { kind: "confirm-wipe", machine, layout: result.layout, wipeClusters: [] }),
+  );
 }
 
-function startInstall(model: Model, machine: string, wipe: boolean, layout: Layout): Step {
-  const run = startRun(machine, wipe, model.data.release, layout);
-  const effects: Effect[] = [{ type: "install", machine, wipe, layout }];
+// The wipe that erases `cluster`'s disks too, once its name was typed.
+function showWipeWith(model: Model, machine: string, cluster: string): Step {
+  const result = model.data.plans[machine]?.wipeWith[cluster];
+  if (!result) return same(toMain(model));
+  if (!result.ok) {
+    return same(show(model, { kind: "refused", machine, wipe: true, failure: result.failure }));
+  }
+  return same(
+    show(model, { kind: "confirm-wipe", machine, layout: result.layout, wipeClusters: [cluster] }),
+  );
+}
+
+function startInstall(
+  model: Model,
+  machine: string,
+  wipe: boolean,
+  wipeClusters: readonly string[],
+  layout: Layout,
+): Step {
+  const run = startRun(machine, wipe, wipeClusters, model.data.release, layout);
+  const effects: Effect[] = [{ type: "install", machine, wipe, wipeClusters, layout }];
   return { model: show(model, { kind: "installing", run }), effects };
 }
 

@@ -17,6 +17,7 @@ export type Action =
   | { readonly type: "back" }
   | { readonly type: "install"; readonly machine: string }
   | { readonly type: "ask-name" }
+  | { readonly type: "ask-cluster"; readonly cluster: string }
   | { readonly type: "retry" };
 
 export interface Entry {
@@ -87,23 +88,35 @@ export function entriesOf(model: Model): Entry[] {
       return [
         { label: "No, back to the menu", action: { type: "back" } },
         { label: "Yes, erase and reinstall", action: { type: "ask-name" } },
+        // Another cluster's disks join only from the plain wipe, one cluster at a time.
+        ...(screen.wipeClusters.length > 0 ? [] : otherClusterEntries(data, screen.machine)),
       ];
     case "installed":
       return [{ label: "Power off", action: { type: "power-off" } }, back];
     case "failed":
       return [{ label: "Retry", action: { type: "retry" } }, back];
     case "refused":
+      return [back, ...(screen.wipe ? otherClusterEntries(data, screen.machine) : [])];
     case "notice":
       return [back];
     case "report":
       return screen.text === undefined ? [] : [back];
     case "type-name":
+    case "type-cluster":
     case "reading":
     case "installing":
     case "shell":
     case "power-off":
       return [];
   }
+}
+
+// A wipe that also erases another cluster's disks, offered when it would erase some.
+function otherClusterEntries(data: MenuData, machine: string): Entry[] {
+  return Object.keys(data.plans[machine]?.wipeWith ?? {}).map((cluster) => ({
+    label: `Also erase cluster ${cluster}'s disks`,
+    action: { type: "ask-cluster", cluster } as const,
+  }));
 }
 
 /** The screen's text, one string per line, before wrapping. */
@@ -149,6 +162,8 @@ export function bodyOf(model: Model): string[] {
           : []),
       ];
     }
+    case "type-cluster":
+      return typeClusterBody(screen, data.disks);
     case "installing":
       return [
         `Installing ${screen.run.machine}${screen.run.wipe ? " (wipe and reinstall)" : ""}, release ${screen.run.release}. Leave the machine on.`,
@@ -202,6 +217,7 @@ export function helpOf(screen: Screen): string[] {
     case "main":
       return [MOVE, SELECT];
     case "type-name":
+    case "type-cluster":
       return ["Type the name, then Enter", "Backspace: erase", "Esc: back"];
     case "installing":
       return ["Installing: the keys wait until it ends"];
@@ -246,6 +262,29 @@ function erasedText(machine: string, layout: Layout, disks: readonly Disk[]): st
     );
   }
   return out;
+}
+
+// Another cluster's disks are that cluster's machines: say whose, and ask for its name.
+function typeClusterBody(
+  screen: Extract<Screen, { kind: "type-cluster" }>,
+  disks: readonly Disk[],
+): string[] {
+  const theirs = disks.filter((d) => d.verdict === "liken" && d.claim?.cluster === screen.cluster);
+  return [
+    `These disks belong to another cluster, ${screen.cluster}:`,
+    ...theirs.map(
+      (d) =>
+        `  ${d.path}  ${formatSizeShort(d.size)}  ${d.claim?.cluster}/${d.claim?.machine}, release ${d.claim?.release}, installed ${utcMinute(d.claim?.createdAt ?? "")}`,
+    ),
+    "",
+    `Wipe and reinstall as ${screen.machine} erases them too only if you type the cluster name, ${screen.cluster}, and press Enter.`,
+    "",
+    `Cluster name: ${screen.typed}_`,
+    "",
+    ...(screen.wrong !== undefined
+      ? [`"${screen.wrong}" is not ${screen.cluster}. Nothing was erased.`]
+      : []),
+  ];
 }
 
 function failedBody(screen: Extract<Screen, { kind: "failed" }>, data: MenuData): string[] {

@@ -6,11 +6,18 @@ import { installSteps } from "../installer/steps.ts";
 import type { InstallRun, StepLine, StepState } from "./types.ts";
 
 /** A new attempt: every step pending, in the order install() runs them (installer/steps.ts). */
-export function startRun(machine: string, wipe: boolean, release: string, layout: Layout) {
+export function startRun(
+  machine: string,
+  wipe: boolean,
+  wipeClusters: readonly string[],
+  release: string,
+  layout: Layout,
+) {
   const erased = layout.disks.filter((d) => d.action === "erase-and-write").map((d) => d.path);
   const run: InstallRun = {
     machine,
     wipe,
+    wipeClusters,
     release,
     layout,
     steps: installSteps(release, erased).map(({ step, what }) => ({

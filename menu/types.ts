@@ -15,6 +15,11 @@ export interface Identity {
 export interface MachinePlans {
   readonly install: PlanResult;
   readonly wipe: PlanResult;
+  /**
+   * For each other cluster whose liken disks are on this machine: the wipe that erases
+   * them too. A plain wipe leaves another cluster's disks alone.
+   */
+  readonly wipeWith: Readonly<Record<string, PlanResult>>;
 }
 
 /** Everything the menu shows, read again after every install and every shell. */
@@ -50,6 +55,8 @@ export interface StepLine {
 export interface InstallRun {
   readonly machine: string;
   readonly wipe: boolean;
+  /** Other clusters whose disks the wipe erases, each named by the person (type-cluster). */
+  readonly wipeClusters: readonly string[];
   readonly release: string;
   /** The layout the confirmation showed (Retry runs the same install). */
   readonly layout: Layout;
@@ -75,14 +82,29 @@ export type Screen =
       readonly failure: PlanFailure;
     }
   | { readonly kind: "confirm-install"; readonly machine: string; readonly layout: Layout }
-  | { readonly kind: "confirm-wipe"; readonly machine: string; readonly layout: Layout }
+  | {
+      readonly kind: "confirm-wipe";
+      readonly machine: string;
+      readonly layout: Layout;
+      readonly wipeClusters: readonly string[];
+    }
   /** Wipe and reinstall goes on only when the machine's name is typed. */
   | {
       readonly kind: "type-name";
       readonly machine: string;
       readonly layout: Layout;
+      readonly wipeClusters: readonly string[];
       readonly typed: string;
       /** The last name typed that was not the machine's. */
+      readonly wrong?: string;
+    }
+  /** Another cluster's disks join the wipe only when that cluster's name is typed. */
+  | {
+      readonly kind: "type-cluster";
+      readonly machine: string;
+      readonly cluster: string;
+      readonly typed: string;
+      /** The last name typed that was not the cluster's. */
       readonly wrong?: string;
     }
   | { readonly kind: "installing"; readonly run: InstallRun }
@@ -153,6 +175,7 @@ export type Effect =
       readonly type: "install";
       readonly machine: string;
       readonly wipe: boolean;
+      readonly wipeClusters: readonly string[];
       readonly layout: Layout;
     }
   | { readonly type: "hwreport" }

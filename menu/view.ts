@@ -121,8 +121,9 @@ function cursorOf(
   lines: readonly string[],
   highlight: number | undefined,
 ): { row: number; col: number } {
-  if (model.screen.kind === "type-name") {
-    const row = lines.findIndex((l) => l.startsWith("Machine name: "));
+  if (model.screen.kind === "type-name" || model.screen.kind === "type-cluster") {
+    const field = model.screen.kind === "type-name" ? "Machine name: " : "Cluster name: ";
+    const row = lines.findIndex((l) => l.startsWith(field));
     if (row >= 0) return { row, col: Math.min(g.width, (lines[row] ?? "").length - 1) };
   }
   return { row: highlight ?? Math.max(0, lines.length - 1), col: 0 };

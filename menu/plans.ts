@@ -1,0 +1,49 @@
+// The plans the menu offers for every machine of the manifest, from the disks as read: a
+// pure function, so the menu's tests plan exactly as the stick does.
+
+import type { Disk } from "../hardware/disks/index.ts";
+import { planLayout } from "../installer/plan/plan-layout.ts";
+import type { PlanResult } from "../installer/plan/types.ts";
+import type { Manifest } from "../manifest/index.ts";
+import type { MachinePlans } from "./types.ts";
+
+export function planMachines(
+  disks: readonly Disk[],
+  manifest: Manifest,
+  release: { readonly version: string; readonly rootfsSize: number } | undefined,
+  newInstallId: () => string,
+): Record<string, MachinePlans> {
+  // Clusters other than this one with liken disks here: a wipe erases theirs only when asked.
+  const others = [
+    ...new Set(
+      disks
+        .filter((d) => d.verdict === "liken" && d.claim && d.claim.cluster !== manifest.cluster)
+        .map((d) => d.claim?.cluster as string),
+    ),
+  ].sort();
+  const plans: Record<string, MachinePlans> = {};
+  for (const m of manifest.machines) {
+    const plan = (wipe: boolean, wipeClusters: readonly string[] = []) =>
+      planLayout({
+        disks,
+        manifest,
+        machine: m.name,
+        ...(release ? { release } : {}),
+        wipe,
+        wipeClusters,
+        newInstallId: newInstallId(),
+      });
+    const wipeWith = Object.fromEntries(
+      others.map((c) => [c, plan(true, [c])] as const).filter(([c, p]) => erasesCluster(p, c)),
+    );
+    plans[m.name] = { install: plan(false), wipe: plan(true), wipeWith };
+  }
+  return plans;
+
+  // Whether the plan erases a disk of `cluster`: only then is it worth asking for its name.
+  function erasesCluster(plan: PlanResult, cluster: string): boolean {
+    if (!plan.ok) return false;
+    const theirs = new Set(disks.filter((d) => d.claim?.cluster === cluster).map((d) => d.path));
+    return plan.layout.disks.some((d) => d.action === "erase-and-write" && theirs.has(d.path));
+  }
+}
