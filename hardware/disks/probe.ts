@@ -15,7 +15,7 @@ import { mbrPartitions } from "../../formats/mbr.ts";
 import { isZero } from "../../formats/write-image.ts";
 import { probeAt } from "../../tools/blkid.ts";
 import { findSignaturesOfMany, type Signature } from "../../tools/wipefs.ts";
-import type { ContentProbe, DiskFacts } from "./types.ts";
+import type { ContentProbe, DiskFacts, ProbeFailure, ProbeKind } from "./types.ts";
 
 export const HEAD_BYTES = 16 * MIB;
 export const TAIL_BYTES = MIB;
@@ -40,7 +40,12 @@ async function probeDisk(
   found: Map<string, Signature[] | Error>,
   held: boolean,
 ): Promise<ContentProbe> {
-  const failed = new Set<ContentProbe["failed"][number]>();
+  const failed = new Set<ProbeFailure>();
+  // The errno says what kind of failure it was (EIO: the disk; EACCES: not root).
+  const failure = (kind: ProbeKind, error: unknown): ProbeFailure => {
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    return typeof code === "string" && /^E[A-Z]+$/.test(code) ? `${kind}:${code}` : kind;
+  };
   // Partition signatures are reported at their offset on the disk.
   const signatures: Signature[] = [];
   for (const [path, start] of [
@@ -49,7 +54,7 @@ async function probeDisk(
   ]) {
     const list = found.get(path);
     if (!Array.isArray(list)) {
-      failed.add("wipefs");
+      failed.add(failure("wipefs", list));
       continue;
     }
     for (const s of list) {
@@ -58,11 +63,13 @@ async function probeDisk(
     }
   }
   const [bytes, exclusive] = await Promise.all([
-    readRegions(facts).catch(() => undefined),
+    readRegions(facts).catch((error: unknown) => {
+      failed.add(failure("read", error));
+      return undefined;
+    }),
     facts.kind === "block" && !held ? canOpenExclusively(facts.path) : Promise.resolve(undefined),
   ]);
-  if (!bytes) failed.add("read");
-  if (exclusive === "error") failed.add("open");
+  if (typeof exclusive === "object") failed.add(failure("open", exclusive.error));
   const sectors = [facts.logicalSectorSize];
   const gpt = bytes ? parseGpt(bytes.head, sectors) : undefined;
   const backupGpt = bytes ? parseBackupGpt(bytes.tail, facts.size, sectors) : undefined;
@@ -77,8 +84,8 @@ async function probeDisk(
       const what = await probeAt(facts.path, s.start, s.size);
       return what ? [{ ...what, offset: s.start }] : [];
     }),
-  ).catch(() => {
-    failed.add("blkid");
+  ).catch((error: unknown) => {
+    failed.add(failure("blkid", error));
     return [];
   });
   return {
@@ -94,7 +101,7 @@ async function probeDisk(
           middleZero: bytes.middleZero,
         }
       : {}),
-    ...(exclusive === true || exclusive === false ? { exclusive } : {}),
+    ...(typeof exclusive === "boolean" ? { exclusive } : {}),
     claim: bytes ? judgeClaim(bytes.claimHead, bytes.claimTail) : { state: "none" },
     failed: [...failed].sort(),
   };
@@ -173,12 +180,12 @@ async function readInto(handle: FileHandle, path: string, buffer: Buffer, positi
 
 // O_EXCL on a block device fails with EBUSY while anything holds it: a mount, a dm or md
 // holder, swap, another installer.
-async function canOpenExclusively(path: string): Promise<boolean | "error"> {
+async function canOpenExclusively(path: string): Promise<boolean | { error: unknown }> {
   try {
     const handle = await open(path, constants.O_RDONLY | constants.O_EXCL);
     await handle.close();
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EBUSY" ? false : "error";
+    return (error as NodeJS.ErrnoException).code === "EBUSY" ? false : { error };
   }
 }

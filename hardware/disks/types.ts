@@ -38,6 +38,9 @@ export interface DiskFacts {
   readonly missingModules: readonly string[];
 }
 
+export type ProbeKind = "wipefs" | "blkid" | "read" | "open";
+export type ProbeFailure = ProbeKind | `${ProbeKind}:${string}`;
+
 /** What blkid's low-level probe found at a partition start (hardware/disks/probe.ts). */
 export interface FoundAtStart {
   readonly type: string;
@@ -65,7 +68,8 @@ export interface ContentProbe {
   /** Whether an exclusive open succeeded (block devices only). */
   readonly exclusive?: boolean;
   readonly claim: ClaimVerdict;
-  readonly failed: readonly ("wipefs" | "blkid" | "read" | "open")[];
+  /** Each failed probe, with the errno when the system gave one: "read:EIO". */
+  readonly failed: readonly ProbeFailure[];
 }
 
 export interface ClaimSummary {
