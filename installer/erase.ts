@@ -1,15 +1,38 @@
-// Erases a disk whose liken claim verified, for wipe and reinstall: each partition's
-// signatures first (the first 4 MiB and last MiB of every partition, where filesystem, RAID,
-// LUKS and ZFS headers live), then the table and the claim (the disk's first and last
-// MiB). Until that last step the claim stays valid, so an interrupted erase leaves a liken
-// disk that the same wipe finishes.
-
+// Erases a disk whose liken claim verified, for wipe and reinstall. The claim is never
+// removed, so that killed at any instant the disk still reads `liken` for this cluster (its
+// claim, a table liken wrote or none, and at most old data in the middle), and the same
+// wipe erases it again and finishes. Each step is flushed before the next:
+//   1. each partition's signatures: its first 4 MiB and last MiB, where filesystem, RAID,
+//      LUKS and ZFS headers live;
+//   2. on a block device, the kernel's partitions. The kernel lists them from boot until it
+//      is told otherwise, and partitions listed with no table behind them read as someone
+//      else's, so they go while the table still explains them;
+//   3. the partition tables (the disk's first and last MiB), around the claim's two copies;
+//   4. on a block device, the blocks in the middle (discarded);
+//   5. the claim's tail copy. The head copy still names the old install: the install's claim
+//      step writes the new claim over it, then the new tail copy.
+import { channel } from "node:diagnostics_channel";
 import { MIB } from "../common/size.ts";
-import { CLAIM_SIZE, claimTailOffset } from "../formats/claim.ts";
+import { CLAIM_HEAD_OFFSET, CLAIM_SIZE, claimTailOffset } from "../formats/claim.ts";
 import type { Gpt } from "../formats/gpt.ts";
 import { zeroRegion } from "../formats/write-image.ts";
 import { discardRange } from "../tools/blkdiscard.ts";
+import { forgetPartitions } from "../tools/partx.ts";
 import type { DiskHandle } from "./lock.ts";
+
+/**
+ * Where the erase says how many bytes it has zeroed, after each region: for whoever watches
+ * from inside the process (node:diagnostics_channel; the wipe tests' kill points).
+ */
+export const ERASE_CHANNEL = "liken:erase";
+export interface EraseMessage {
+  /** Bytes this erase has zeroed so far. */
+  readonly erased: number;
+}
+const erased$ = channel(ERASE_CHANNEL);
+
+/** A byte range: offset and length. */
+type Region = readonly [number, number];
 
 export async function eraseDisk(
   disk: DiskHandle,
@@ -17,19 +40,58 @@ export async function eraseDisk(
   kind: "block" | "file",
   gpt: Gpt | undefined,
 ): Promise<void> {
-  for (const p of gpt?.entries ?? []) {
-    const head = Math.min(p.size, 4 * MIB);
-    await zeroRegion(disk.file, p.start, head);
-    const tail = Math.min(p.size - head, MIB);
-    if (tail > 0) await zeroRegion(disk.file, p.start + p.size - tail, tail);
-  }
+  let erased = 0;
+  const zero = async ([offset, length]: Region) => {
+    await zeroRegion(disk.file, offset, length);
+    erased += length;
+    if (erased$.hasSubscribers) erased$.publish({ erased } satisfies EraseMessage);
+  };
+  for (const region of partitionEdges(gpt)) await zero(region);
   await disk.file.sync();
-  // Discard tells an SSD the old blocks are free; it guarantees no zeros, so zeroing follows.
+  if (kind === "block") await forgetPartitions(disk.path);
+  for (const region of tableRegions(size)) await zero(region);
+  await disk.file.sync();
+  // Discard tells an SSD the old blocks are free. It guarantees no zeros, and the middle
+  // needs none: no header is left there.
   if (kind === "block")
     await discardRange(disk.path, MIB, Math.max(0, Math.floor(size / MIB) * MIB - 2 * MIB));
-  await zeroRegion(disk.file, 0, Math.min(size, MIB));
+  await zero([claimTailOffset(size), CLAIM_SIZE]);
   await disk.file.sync();
-  await zeroRegion(disk.file, claimTailOffset(size), CLAIM_SIZE);
-  await zeroRegion(disk.file, Math.max(0, size - MIB), Math.min(size, MIB));
-  await disk.file.sync();
+}
+
+function partitionEdges(gpt: Gpt | undefined): Region[] {
+  return (gpt?.entries ?? []).flatMap((p) => {
+    const head = Math.min(p.size, 4 * MIB);
+    const tail = Math.min(p.size - head, MIB);
+    return tail > 0
+      ? [
+          [p.start, head],
+          [p.start + p.size - tail, tail],
+        ]
+      : [[p.start, head]];
+  });
+}
+
+/** The disk's first and last MiB (MBR, both GPTs), without the claim's two copies. */
+export function tableRegions(size: number): Region[] {
+  const claims: Region[] = [
+    [CLAIM_HEAD_OFFSET, CLAIM_SIZE],
+    [claimTailOffset(size), CLAIM_SIZE],
+  ];
+  const edges: Region[] = [
+    [0, Math.min(size, MIB)],
+    [Math.max(MIB, size - MIB), Math.max(0, size - Math.max(MIB, size - MIB))],
+  ];
+  return claims.reduce<Region[]>((regions, hole) => regions.flatMap((r) => cut(r, hole)), edges);
+}
+
+// `region` without the bytes of `hole`: none, one or two regions.
+function cut([offset, length]: Region, [holeAt, holeLength]: Region): Region[] {
+  const end = offset + length;
+  const holeEnd = holeAt + holeLength;
+  if (holeEnd <= offset || holeAt >= end) return length > 0 ? [[offset, length]] : [];
+  const parts: Region[] = [];
+  if (holeAt > offset) parts.push([offset, holeAt - offset]);
+  if (holeEnd < end) parts.push([holeEnd, end - holeEnd]);
+  return parts;
 }

@@ -284,11 +284,16 @@ class InstallRun {
     const head = Buffer.alloc(MIB);
     await handle.file.read(head, 0, head.length, 0);
     await eraseDisk(handle, planned.size, planned.kind, parseGpt(head, [planned.sectorSize]));
+    // The erase keeps the claim (the claim step writes the new one over it): what must be
+    // gone is every table, every partition the kernel lists, and every signature.
     const [after] = await inventoryDisks({ paths: [planned.path], held: new Set([planned.path]) });
-    if (after?.verdict !== "blank") {
+    const left = (after?.reasons ?? []).filter(
+      (r) => r.startsWith("partition") || r.startsWith("signature:"),
+    );
+    if (after?.verdict !== "liken" || left.length > 0) {
       throw new LikenError({
         kind: "failed",
-        what: `${planned.path} is not blank after erasing: ${after?.reasons.join(", ")}`,
+        what: `${planned.path} still holds data after erasing: it reads ${after?.verdict} (${after?.reasons.join(", ")})`,
         hint: "check the disk's health (dmesg), then run wipe and reinstall again",
         reason: "VerifyFailed",
       });

@@ -2,13 +2,16 @@
 // loads this before the command, and it listens on the channels the installer publishes
 // its steps and its image writes on. LIKEN_TEST_KILL_AT=STEP dies with SIGKILL when that
 // step begins (its status document already written); LIKEN_TEST_KILL_AFTER_BYTES=N dies
-// once an image write has written N bytes.
+// once an image write has written N bytes; LIKEN_TEST_KILL_AFTER_ERASED=N once the erase
+// of a wipe has zeroed N bytes of a disk.
 import { subscribe } from "node:diagnostics_channel";
 import { WRITE_IMAGE_CHANNEL, type WriteImageMessage } from "../formats/write-image.ts";
+import { ERASE_CHANNEL, type EraseMessage } from "../installer/erase.ts";
 import { INSTALL_STEP_CHANNEL, type InstallStepMessage } from "../installer/install.ts";
 
 const killAt = process.env.LIKEN_TEST_KILL_AT;
 const killAfter = Number(process.env.LIKEN_TEST_KILL_AFTER_BYTES ?? Number.NaN);
+const killAfterErased = Number(process.env.LIKEN_TEST_KILL_AFTER_ERASED ?? Number.NaN);
 
 function die(): void {
   process.kill(process.pid, "SIGKILL");
@@ -22,5 +25,10 @@ if (killAt) {
 if (Number.isFinite(killAfter)) {
   subscribe(WRITE_IMAGE_CHANNEL, (message) => {
     if ((message as WriteImageMessage).written >= killAfter) die();
+  });
+}
+if (Number.isFinite(killAfterErased)) {
+  subscribe(ERASE_CHANNEL, (message) => {
+    if ((message as EraseMessage).erased >= killAfterErased) die();
   });
 }

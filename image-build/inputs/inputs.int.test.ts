@@ -35,6 +35,7 @@ const TOOLS = [
   "bin/kmod",
   "sbin/modprobe",
   "sbin/blkdiscard",
+  "usr/bin/partx",
   "bin/busybox",
 ];
 

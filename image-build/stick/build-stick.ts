@@ -41,6 +41,7 @@ const TOOLS = [
   "bin/lsblk",
   "sbin/blkid",
   "sbin/blkdiscard",
+  "usr/bin/partx",
   "sbin/sfdisk",
   "sbin/mkfs.fat",
   "sbin/mkfs.vfat",
