@@ -155,6 +155,21 @@ describe("install as", () => {
     expect(names).toEqual(["liken-data"]);
   });
 
+  it("finishes a two-disk install killed between marking its disks complete", async () => {
+    const system = await sparse(1536 * MIB);
+    const storage = await sparse(2 * GIB);
+    const killed = await cli(installArgs([system, storage]), {
+      env: { LIKEN_TEST_KILL_AFTER_COMPLETE: "1", TMPDIR: dir },
+    });
+    expect(killed.code).toBe("SIGKILL");
+    // The storage disk is marked first: the system disk still says the install is unfinished.
+    expect(await verdicts([system, storage])).toEqual(["liken:partial", "liken:complete"]);
+    const again = await cli(installArgs([system, storage]));
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).not.toContain("nothing to do");
+    expect(await verdicts([system, storage])).toEqual(["liken:complete", "liken:complete"]);
+  });
+
   it("refuses a disk that holds data and writes nothing", async () => {
     const disk = await foreignDisk();
     const before = await sha256(disk);

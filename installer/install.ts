@@ -50,6 +50,14 @@ export interface InstallStepMessage {
 }
 const step$ = channel(INSTALL_STEP_CHANNEL);
 
+/** Where each disk's claim is published once written and flushed (the kill tests). */
+export const CLAIM_CHANNEL = "liken:install:claim";
+export interface ClaimMessage {
+  readonly disk: string;
+  readonly complete: boolean;
+}
+const claim$ = channel(CLAIM_CHANNEL);
+
 export type InstallEvent =
   | { readonly type: "step"; readonly step: InstallStep; readonly what: string }
   | {
@@ -317,6 +325,8 @@ class InstallRun {
       await file.sync();
       await file.write(bytes, 0, bytes.length, claimTailOffset(planned.size));
       await file.sync();
+      if (claim$.hasSubscribers)
+        claim$.publish({ disk: planned.path, complete } satisfies ClaimMessage);
     }
   }
 
