@@ -10,6 +10,7 @@ import { manifestCheck } from "./verbs/manifest-check.ts";
 import { menuVerb } from "./verbs/menu.ts";
 import { plan } from "./verbs/plan.ts";
 import { releaseVerb } from "./verbs/release.ts";
+import { unattendedVerb } from "./verbs/unattended.ts";
 import { vmVerb } from "./verbs/vm.ts";
 
 export const VERBS: readonly Verb[] = [
@@ -17,6 +18,7 @@ export const VERBS: readonly Verb[] = [
   disks,
   plan,
   installVerb,
+  unattendedVerb,
   menuVerb,
   inspectVerb,
   hwreportVerb,

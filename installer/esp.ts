@@ -14,6 +14,9 @@ import type { ReleaseInfo } from "../formats/release.ts";
 import { makeVfat } from "../tools/mkfs.ts";
 import { copyIntoFat, makeFatDirs } from "../tools/mtools.ts";
 
+/** The removable-media loader path: firmware boots it with no boot entry, and BootNext names it. */
+export const ESP_LOADER = "EFI/BOOT/BOOTX64.EFI";
+
 export interface EspInput {
   readonly image: string;
   readonly size: number;
@@ -38,7 +41,7 @@ export async function buildEsp(input: EspInput): Promise<void> {
   await writeFile(loader, loaderConf());
   await writeFile(entry, entryText(input.slot, input.release.version, input.rootPartUuid));
   const files: [string, string][] = [
-    [join(input.release.dir, "systemd-bootx64.efi"), "EFI/BOOT/BOOTX64.EFI"],
+    [join(input.release.dir, "systemd-bootx64.efi"), ESP_LOADER],
     [loader, "loader/loader.conf"],
     [entry, `loader/entries/${entryFileName(input.slot, input.release.version)}`],
     [join(input.release.dir, "vmlinuz"), `${dir}/vmlinuz`],

@@ -1,8 +1,9 @@
 // The /init of the stick's initramfs: mounts what it needs, loads the drivers the hardware
 // asks for (by modalias), finds its payload partition by PARTUUID, checks the payload's
-// checksums, then runs the unattended install that `liken.install=NAME` names, or the menu
-// on the screen and on the serial console. PID 1 never exits: a kernel whose init ends
-// panics.
+// checksums (only the files SHA256SUMS lists: the record of installs and the reports the
+// stick adds later are not in it), then runs the unattended install that
+// `liken.install=NAME` names, or the menu on the screen and on the serial console. PID 1
+// never exits: a kernel whose init ends panics.
 
 export interface StickInitOptions {
   /** The payload partition's PARTUUID (fixed per image). */
@@ -23,8 +24,16 @@ mount -t tmpfs tmpfs /tmp
 echo /bin/modprobe > /proc/sys/kernel/modprobe
 echo 1 > /proc/sys/kernel/printk 2>/dev/null
 
+# Every console the kernel writes to (its console= words: "tty0 ttyS0"), so a screen-only
+# and a serial-only machine both show what the stick says.
+CONSOLES=
+for c in $(cat /sys/class/tty/console/active 2>/dev/null); do
+  [ -c "/dev/$c" ] && CONSOLES="$CONSOLES /dev/$c"
+done
+[ -n "$CONSOLES" ] || CONSOLES=/dev/console
+
 say() {
-  for c in /dev/tty0 /dev/ttyS0; do [ -c "$c" ] && echo "$*" > "$c" 2>/dev/null; done
+  for c in $CONSOLES; do echo "$*" > "$c" 2>/dev/null; done
 }
 
 hold() {
@@ -68,14 +77,21 @@ mount -t vfat -o rw,noatime "$PAYLOAD" /payload || hold "cannot mount the payloa
 say "liken-stick: payload $PAYLOAD verified"
 
 if [ -n "$INSTALL" ]; then
+  [ "$THEN" = reboot ] || THEN=poweroff
   say "liken-stick: unattended install as $INSTALL"
-  if liken-stick install --manifest /payload/cluster.toml --as "$INSTALL" --release /payload/release \\
-      --status-file /run/liken/install-status.json $WIPE $DISKS > /dev/ttyS0 2>&1; then
-    say "liken-stick: installed as $INSTALL"
+  # Once per machine: the verb writes nothing where the stick's record finds its install, and
+  # makes the installed disk the next boot. Its output and error go to every console; tee
+  # would swallow its exit code, so the code goes through a file.
+  mkdir -p /run/liken
+  { liken-stick unattended --as "$INSTALL" --then "$THEN" --manifest /payload/cluster.toml \\
+      --release /payload/release --status-file /run/liken/install-status.json \\
+      --record /payload/installed.json $WIPE $DISKS 2>&1
+    echo $? > /run/liken/unattended.rc; } | tee $CONSOLES > /dev/null
+  if [ "$(cat /run/liken/unattended.rc)" = 0 ]; then
     umount /payload; sync
     if [ "$THEN" = reboot ]; then reboot -f; else poweroff -f; fi
   fi
-  hold "the install as $INSTALL failed; its error is above"
+  hold "the unattended install as $INSTALL did not finish; its error is above"
 fi
 
 [ -n "$SHELL_ONLY" ] && hold "liken.shell=1: no menu"

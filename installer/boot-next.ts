@@ -1,0 +1,65 @@
+// Makes an installed system disk the firmware's next boot, once: a Boot#### entry for the
+// loader on the disk's ESP, found by the partition's place and GUID in the disk's GPT, and
+// BootNext naming it. The stick stays first in the boot order, so a later power-on with it
+// still in boots the stick again, which then decides (installer/unattended.ts).
+import { constants, open } from "node:fs/promises";
+import { LikenError } from "../common/errors.ts";
+import { MIB } from "../common/size.ts";
+import { encodeLoadOption } from "../formats/efi-load-option.ts";
+import { parseGpt } from "../formats/gpt.ts";
+import { PARTITION_TYPES } from "../formats/gpt-types.ts";
+import { bootNextInto } from "../hardware/efi-vars.ts";
+import { ESP_LOADER } from "./esp.ts";
+
+export interface BootNextTarget {
+  /** The system disk (a block device; an image file in tests). */
+  readonly path: string;
+  readonly cluster: string;
+  readonly machine: string;
+  /** The efivarfs mount; tests give a folder. */
+  readonly efivars?: string;
+}
+
+/** The boot entry's number (Boot####) that BootNext now names. */
+export async function bootDiskNext(target: BootNextTarget): Promise<number> {
+  const esp = await readEsp(target.path);
+  const description = `liken ${target.cluster}/${target.machine}`;
+  const option = encodeLoadOption({
+    description,
+    partition: esp,
+    path: `\\${ESP_LOADER.replaceAll("/", "\\")}`,
+  });
+  return bootNextInto({
+    option,
+    description,
+    partitionUuid: esp.uuid,
+    ...(target.efivars ? { efivars: target.efivars } : {}),
+  });
+}
+
+async function readEsp(path: string) {
+  const handle = await open(path, constants.O_RDONLY);
+  const head = Buffer.alloc(MIB);
+  try {
+    await handle.read(head, 0, head.length, 0);
+  } finally {
+    await handle.close();
+  }
+  const gpt = parseGpt(head);
+  const esp = gpt?.entries.find(
+    (e) => e.typeGuid === PARTITION_TYPES.esp && e.name === "liken-esp",
+  );
+  if (!gpt || !esp) {
+    throw new LikenError({
+      kind: "failed",
+      what: `${path} has no liken ESP in its GPT, so the firmware cannot be told to boot it`,
+      hint: "run liken-stick inspect on the disk; install again if it is damaged",
+    });
+  }
+  return {
+    number: esp.number,
+    startLba: esp.start / gpt.sectorSize,
+    sizeLba: esp.size / gpt.sectorSize,
+    uuid: esp.uuid,
+  };
+}

@@ -1,0 +1,145 @@
+// The unattended install of a stick built with `liken.install=NAME`: once per machine. Before
+// anything is written, the machine's disks are read: a complete install whose install id the
+// stick recorded means the stick already did its job, and nothing is written or wiped (a
+// stick left in must not reinstall, or wipe, at every power-on). Otherwise it installs,
+// records the install on the stick, and either way the installed disk is made the next boot.
+import { readFile } from "node:fs/promises";
+import { writeFileAtomic } from "../common/atomic-file.ts";
+import {
+  EMPTY_STICK_RECORD,
+  encodeStickRecord,
+  parseStickRecord,
+  recordsInstall,
+  type StickRecord,
+  withInstall,
+} from "../formats/stick-record.ts";
+import { type Disk, inventoryDisks } from "../hardware/disks/index.ts";
+import { bootName } from "../hardware/efi-vars.ts";
+import type { Manifest } from "../manifest/types.ts";
+import { bootDiskNext } from "./boot-next.ts";
+import { type InstallEvent, install } from "./install.ts";
+
+export interface UnattendedRequest {
+  readonly manifest: Manifest;
+  readonly machine: string;
+  readonly releaseDir: string;
+  readonly wipe: boolean;
+  /** The disks to look at and install on; empty means every disk of the machine. */
+  readonly paths: readonly string[];
+  readonly statusFile: string;
+  /** The stick's record of its installs (/payload/installed.json). */
+  readonly recordFile: string;
+  /** The efivarfs mount; tests give a folder. */
+  readonly efivars?: string;
+  /** Only for the words: "booting it", or "it boots at the next power-on". */
+  readonly then: "reboot" | "poweroff";
+  /** Each line for the consoles. */
+  readonly say: (line: string) => void;
+  readonly onEvent?: (event: InstallEvent) => void;
+}
+
+export type UnattendedOutcome =
+  /** A disk holds an install this stick recorded: nothing was written. */
+  | {
+      readonly result: "recorded";
+      readonly installId: string;
+      readonly machine: string;
+      readonly disk: string;
+      readonly bootEntry: number;
+    }
+  /** The install found this machine already installed (not by this stick): nothing was written. */
+  | { readonly result: "already-installed"; readonly disk: string; readonly bootEntry: number }
+  | {
+      readonly result: "installed";
+      readonly installId: string;
+      readonly disk: string;
+      readonly bootEntry: number;
+    };
+
+export async function unattended(request: UnattendedRequest): Promise<UnattendedOutcome> {
+  const { say } = request;
+  const next = request.then === "reboot" ? "booting it" : "it boots at the next power-on";
+  const record = await readRecord(request.recordFile);
+  const disks = await inventoryDisks({ paths: request.paths });
+  const recorded = disks.find(
+    (d) =>
+      d.verdict === "liken" &&
+      d.claim?.complete === true &&
+      d.claim.use === "system" &&
+      recordsInstall(record, d.claim.installId),
+  );
+  if (recorded?.claim) {
+    const { installId, machine, cluster } = recorded.claim;
+    say(
+      `liken-stick: this machine already holds install ${installId} (${machine}) from this stick; nothing written; ${next}`,
+    );
+    const bootEntry = await bootNext(request, { path: recorded.path, cluster, machine });
+    return { result: "recorded", installId, machine, disk: recorded.path, bootEntry };
+  }
+
+  const outcome = await install({
+    manifest: request.manifest,
+    machine: request.machine,
+    releaseDir: request.releaseDir,
+    wipe: request.wipe,
+    paths: request.paths,
+    statusFile: request.statusFile,
+    ...(request.onEvent ? { onEvent: request.onEvent } : {}),
+  });
+  const target = { cluster: request.manifest.cluster, machine: request.machine };
+  if (outcome.result === "already-installed") {
+    const { path } = outcome.disk;
+    say(
+      `liken-stick: ${path} already holds ${request.machine} with release ${request.manifest.release.version}, not installed by this stick; nothing written; ${next}`,
+    );
+    const bootEntry = await bootNext(request, { path, ...target });
+    return { result: "already-installed", disk: path, bootEntry };
+  }
+  const system = outcome.layout.disks[0]!;
+  const { installId } = outcome.layout;
+  say(`liken-stick: installed as ${request.machine} on ${system.path}, install ${installId}`);
+  await writeRecord(
+    request.recordFile,
+    withInstall(record, {
+      installId,
+      cluster: request.manifest.cluster,
+      machine: request.machine,
+      release: request.manifest.release.version,
+      installedAt: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
+      systemDisk: diskIdentity(system.path, disks),
+    }),
+  );
+  say(`liken-stick: recorded install ${installId} in ${request.recordFile}`);
+  const bootEntry = await bootNext(request, { path: system.path, ...target });
+  return { result: "installed", installId, disk: system.path, bootEntry };
+}
+
+async function bootNext(
+  request: UnattendedRequest,
+  target: { path: string; cluster: string; machine: string },
+): Promise<number> {
+  const number = await bootDiskNext({
+    ...target,
+    ...(request.efivars ? { efivars: request.efivars } : {}),
+  });
+  request.say(`liken-stick: the firmware boots ${target.path} next (${bootName(number)})`);
+  return number;
+}
+
+async function readRecord(file: string): Promise<StickRecord> {
+  const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return undefined;
+    throw error;
+  });
+  return text === undefined ? EMPTY_STICK_RECORD : parseStickRecord(text, file);
+}
+
+// On the stick's FAT the mode is ignored; 0644 is what FAT shows anyway.
+function writeRecord(file: string, record: StickRecord): Promise<void> {
+  return writeFileAtomic(file, encodeStickRecord(record), 0o644);
+}
+
+function diskIdentity(path: string, disks: readonly Disk[]) {
+  const disk = disks.find((d) => d.path === path);
+  return { path, serial: disk?.serial ?? null, wwn: disk?.wwn ?? null };
+}
