@@ -2,6 +2,9 @@
 // removed, so that killed at any instant the disk still reads `liken` for this cluster (its
 // claim, a table liken wrote or none, and at most old data in the middle), and the same
 // wipe erases it again and finishes. Each step is flushed before the next:
+//   0. a complete claim is marked partial (same install, next generation): a disk stopped
+//      mid-erase holds no complete install, so a plain install finishes it instead of
+//      calling it done, and the menu does not call the machine installed;
 //   1. each partition's signatures: its first 4 MiB and last MiB, where filesystem, RAID,
 //      LUKS and ZFS headers live;
 //   2. on a block device, the kernel's partitions. The kernel lists them from boot until it
@@ -13,7 +16,13 @@
 //      step writes the new claim over it, then the new tail copy.
 import { channel } from "node:diagnostics_channel";
 import { MIB } from "../common/size.ts";
-import { CLAIM_HEAD_OFFSET, CLAIM_SIZE, claimTailOffset } from "../formats/claim.ts";
+import {
+  CLAIM_HEAD_OFFSET,
+  CLAIM_SIZE,
+  claimTailOffset,
+  encodeClaim,
+  judgeClaim,
+} from "../formats/claim.ts";
 import type { Gpt } from "../formats/gpt.ts";
 import { zeroRegion } from "../formats/write-image.ts";
 import { discardRange } from "../tools/blkdiscard.ts";
@@ -46,6 +55,7 @@ export async function eraseDisk(
     erased += length;
     if (erased$.hasSubscribers) erased$.publish({ erased } satisfies EraseMessage);
   };
+  await markPartial(disk, size);
   for (const region of partitionEdges(gpt)) await zero(region);
   await disk.file.sync();
   if (kind === "block") await forgetPartitions(disk.path);
@@ -94,4 +104,23 @@ function cut([offset, length]: Region, [holeAt, holeLength]: Region): Region[] {
   if (holeAt > offset) parts.push([offset, holeAt - offset]);
   if (holeEnd < end) parts.push([holeEnd, end - holeEnd]);
   return parts;
+}
+
+async function markPartial(disk: DiskHandle, size: number): Promise<void> {
+  const read = async (at: number) => {
+    const b = Buffer.alloc(CLAIM_SIZE);
+    await disk.file.read(b, 0, CLAIM_SIZE, at);
+    return b;
+  };
+  const verdict = judgeClaim(await read(CLAIM_HEAD_OFFSET), await read(claimTailOffset(size)));
+  if (verdict.state !== "valid" || !verdict.claim.complete) return;
+  const partial = encodeClaim({
+    ...verdict.claim,
+    complete: false,
+    generation: verdict.claim.generation + 1,
+  });
+  for (const at of [CLAIM_HEAD_OFFSET, claimTailOffset(size)]) {
+    await disk.file.write(partial, 0, CLAIM_SIZE, at);
+    await disk.file.sync();
+  }
 }

@@ -197,8 +197,14 @@ describe("a wipe killed inside the erase", () => {
     expect(killed.code).toBe("SIGKILL");
     const v = await verdict(disk);
     expect(v.verdict).toBe("liken");
-    expect(v.claim).toMatchObject({ installId, complete: true });
+    // Marked partial before anything was erased: no install here is complete any more.
+    expect(v.claim).toMatchObject({ installId, complete: false });
     expect(v.reasons.filter((r) => /^(partition|signature:)/.test(r))).toEqual([]);
+    // A plain install finishes that install instead of calling it done.
+    const plain = await cli(installArgs([disk]));
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).not.toContain("nothing to do");
+    expect((await verdict(disk)).claim).toMatchObject({ installId, complete: true });
     const again = await cli(installArgs([disk], ["--wipe"]));
     expect(withoutWarnings(again.stderr)).toBe("");
     expect(again.code).toBe(0);
