@@ -8,27 +8,35 @@
 // - a newer util-linux (138 images), read from ../shared/corpus/util-linux-blkid (see its
 //   README) when that folder exists (LIKEN_EXTRA_BLKID_CORPUS names another folder).
 //
-// Each image gives up to three disks, all sparse files in the scratch directory:
+// Each image gives up to four disks, all sparse files in the scratch directory:
 // - `<kind>-<image>-raw`: the image as it is. Every image is far below MIN_DISK_BYTES, so
 //   it is `too-small`, and the classifier may call it `ineligible` or `foreign`.
 // - `<kind>-<image>-head`: the image at offset 0 of a larger zero-filled disk (DISK_BYTES).
+// - `<kind>-<image>-at1m`: the image at 1 MiB of one, where a partition whose table was
+//   zapped starts: made for every image, since none may ever read blank there.
 // - `<kind>-<image>-tail`: the image at the end of one (the disk's last byte is the image's).
-// A head (tail) disk is made only when the image's first (last) MiB holds a non-zero byte:
-// otherwise its data sits in the middle of a disk, where no classifier that reads only the
-// ends and the signature offsets can see it (README: "when its first/last MiB holds data").
+// A head or tail disk is made only when a region the classifier reads (the first 16 MiB,
+// the sample windows, the last MiB: hardware/disks/probe.ts) holds a non-zero byte of the
+// image, or (head) wipefs finds a signature on it: otherwise its data sits where nothing
+// that reads a fixed budget of a disk can see it.
 //
 // The images are read from their folder at build time and never copied into the project.
-import { chmod, copyFile, type FileHandle, mkdir, open, readdir, rm } from "node:fs/promises";
+import { chmod, copyFile, type FileHandle, mkdir, open, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { run } from "../../tools/exec.ts";
 import {
+  type ByteRange,
+  blkidTypeAt,
   type CorpusCase,
   DISK_BYTES,
+  hexOffset,
   isAllZero,
   MIN_DISK_BYTES,
   MiB,
   mapLimit,
+  NonzeroTracker,
+  nonzeroReasons,
 } from "./disk-corpus.ts";
 
 /** ../shared/corpus/util-linux-blkid, resolved from this file (repo root/../shared). */
@@ -54,8 +62,6 @@ export interface BlkidImage {
   /** The decompressed image (sparse). */
   readonly raw: string;
   readonly size: number;
-  readonly headNonzero: boolean;
-  readonly tailNonzero: boolean;
 }
 
 /** The compressed images of `imagesDir`, kind by kind, sorted by name. */
@@ -77,11 +83,12 @@ export async function listBlkidImages(
  * (created; the caller removes it). Takes 6-11 s for the 138 newer images on 2 cores:
  * most of it is xz. Every case expects a non-blank verdict: `foreign` for the disks
  * of DISK_BYTES, `foreign` or `ineligible` for the raw images (too small). Reasons are a
- * lower bound: `too-small` for the raw images, and `nonzero-data:head` / `nonzero-data:tail`
- * exactly when the disk's first / last MiB holds a non-zero byte. Signatures vary with the
- * util-linux version (2.38 does not see bcachefs, scoutfs, cs_fvault2, bsd or dasd), so
- * none are listed, except on a head disk whose first MiB is zeros (vmfs, vmfs_volume):
- * it is kept because wipefs finds a signature further in, listed as `signature:<TYPE>@*`.
+ * lower bound: `too-small` for the raw images, and `nonzero-data:head` / `:middle` / `:tail`
+ * exactly when the disk's first 16 MiB / sample windows / last MiB hold a non-zero byte.
+ * Signatures vary with the util-linux version (2.38 does not see bcachefs, scoutfs,
+ * cs_fvault2, bsd or dasd), so none are listed, except on a head disk whose regions are all
+ * zeros: it is kept because wipefs finds a signature further in, listed as
+ * `signature:<TYPE>@*`.
  */
 export async function buildBlkidCorpus(imagesDir: string, dir: string): Promise<CorpusCase[]> {
   const images = await decompressAll(imagesDir, dir);
@@ -89,32 +96,24 @@ export async function buildBlkidCorpus(imagesDir: string, dir: string): Promise<
   const disks = join(dir, "disks");
   await mkdir(disks, { recursive: true });
   const built = await mapLimit(images, 2, (img) => placeImage(img, disks));
-  for (const { img, head, tail } of built) {
+  for (const { img, raw, placed } of built) {
     const name = `${img.kind}-${img.image}`;
     cases.push({
       name: `${name}-raw`,
       path: img.raw,
       expect: img.size < MIN_DISK_BYTES ? ["foreign", "ineligible"] : "foreign",
-      reasons: [
-        ...(img.size < MIN_DISK_BYTES ? ["too-small"] : []),
-        ...(img.headNonzero ? ["nonzero-data:head"] : []),
-        ...(img.tailNonzero ? ["nonzero-data:tail"] : []),
-      ],
+      reasons: [...(img.size < MIN_DISK_BYTES ? ["too-small"] : []), ...raw],
       needsRoot: false,
     });
-    for (const [variant, disk] of [
-      ["head", head],
-      ["tail", tail],
-    ] as const) {
-      if (disk) {
-        cases.push({
-          name: `${name}-${variant}`,
-          path: disk.path,
-          expect: "foreign",
-          reasons: disk.reasons,
-          needsRoot: false,
-        });
-      }
+    for (const disk of placed) {
+      cases.push({
+        name: `${name}-${disk.variant}`,
+        path: disk.path,
+        expect: "foreign",
+        reasons: disk.reasons,
+        needsRoot: false,
+        ...(disk.placed ? { placed: disk.placed } : {}),
+      });
     }
   }
   return cases;
@@ -158,8 +157,7 @@ async function decompressAll(imagesDir: string, dir: string): Promise<BlkidImage
       // xz keeps the mode of the read-only originals: a disk we cannot write could read
       // as `read-only` to a classifier that is not root.
       await chmod(raw, 0o644);
-      const { size, head, tail } = await scanEnds(raw);
-      return { kind: e.kind, image: e.image, raw, size, headNonzero: head, tailNonzero: tail };
+      return { kind: e.kind, image: e.image, raw, size: (await stat(raw)).size };
     }),
   );
 }
@@ -177,37 +175,30 @@ async function uncompressedSizes(files: readonly string[]): Promise<Map<string, 
   return sizes;
 }
 
-async function scanEnds(path: string): Promise<{ size: number; head: boolean; tail: boolean }> {
-  const fh = await open(path, "r");
-  try {
-    const size = (await fh.stat()).size;
-    const span = Math.min(MiB, size);
-    const buf = Buffer.alloc(span);
-    const nonzeroAt = async (pos: number): Promise<boolean> => {
-      const { bytesRead } = await fh.read(buf, 0, span, pos);
-      if (bytesRead !== span) throw new Error(`short read of ${path}`);
-      return !isAllZero(buf);
-    };
-    return { size, head: await nonzeroAt(0), tail: await nonzeroAt(size - span) };
-  } finally {
-    await fh.close();
-  }
-}
-
 /**
- * Makes the head disk (the image at offset 0) and the tail disk (the image's last byte at
- * the disk's last byte) in one pass over the image, writing only its non-zero 64 KiB
- * blocks, so both stay sparse. A head disk whose first MiB is zeros is kept only when
- * wipefs still finds a signature on it (vmfs_volume: its magic is at 1 MiB); its reasons
- * then name those signature types. A tail disk whose last MiB is zeros is not made.
+ * Makes the head, at1m and tail disks in one pass over the image, writing only its
+ * non-zero 64 KiB blocks, so all stay sparse, and notes which regions of each disk (and of
+ * the raw image) the written blocks reach: exact, without reading a disk back. A head disk
+ * whose regions are all zeros is kept only when wipefs still finds a signature on it
+ * (vmfs_volume: its magic is at 1 MiB); its reasons then name those signature types. A tail
+ * disk whose regions are all zeros is not kept.
  */
 async function placeImage(img: BlkidImage, disks: string): Promise<Placed> {
   const diskBytes = Math.max(DISK_BYTES, Math.ceil((img.size + 2 * MiB) / MiB) * MiB);
   const base = join(disks, `${img.kind}-${img.image}`);
-  const outs = [
-    { path: `${base}-head.img`, shift: 0 },
-    ...(img.tailNonzero ? [{ path: `${base}-tail.img`, shift: diskBytes - img.size }] : []),
-  ];
+  const outs = (
+    [
+      ["head", 0],
+      ["at1m", MiB],
+      ["tail", diskBytes - img.size],
+    ] as const
+  ).map(([variant, shift]) => ({
+    variant,
+    path: `${base}-${variant}.img`,
+    shift,
+    found: new NonzeroTracker(diskBytes),
+  }));
+  const raw = new NonzeroTracker(img.size);
   const src = await open(img.raw, "r");
   const dsts: FileHandle[] = [];
   try {
@@ -220,8 +211,10 @@ async function placeImage(img: BlkidImage, disks: string): Promise<Placed> {
       for (let off = 0; off < want; off += BLOCK) {
         const block = buf.subarray(off, Math.min(off + BLOCK, want));
         if (isAllZero(block)) continue;
+        raw.add(pos + off, block);
         for (const [i, o] of outs.entries()) {
           await dsts[i]!.write(block, 0, block.length, o.shift + pos + off);
+          o.found.add(o.shift + pos + off, block);
         }
       }
     }
@@ -230,23 +223,50 @@ async function placeImage(img: BlkidImage, disks: string): Promise<Placed> {
     await src.close();
     await Promise.all(dsts.map((fh) => fh.close()));
   }
-  const headPath = outs[0]!.path;
-  let head: Placed["head"];
-  if (img.headNonzero) {
-    head = { path: headPath, reasons: ["nonzero-data:head"] };
-  } else {
-    const types = await wipefsTypes(headPath);
-    if (types.length > 0) head = { path: headPath, reasons: types.map((t) => `signature:${t}@*`) };
-    else await rm(headPath);
+  const placed: Placed["placed"][number][] = [];
+  for (const o of outs) {
+    const reasons = nonzeroReasons(o.found.result);
+    if (o.variant === "at1m") {
+      // Where a partition whose table was zapped starts. When the image's data lies
+      // nowhere the classifier reads, only blkid at 1 MiB can name it, given the image's
+      // size as a partition's (the table that held it is gone): that is the reason then.
+      const range = { start: MiB, end: MiB + img.size };
+      const type =
+        reasons.length === 0 ? await blkidTypeAt(o.path, range.start, img.size) : undefined;
+      placed.push({
+        variant: o.variant,
+        path: o.path,
+        reasons: type ? [`signature:${type}@${hexOffset(MiB)}`] : reasons,
+        placed: range,
+      });
+      continue;
+    }
+    if (reasons.length > 0) {
+      placed.push({ variant: o.variant, path: o.path, reasons });
+      continue;
+    }
+    const types = o.variant === "head" ? await wipefsTypes(o.path) : [];
+    if (types.length > 0)
+      placed.push({
+        variant: o.variant,
+        path: o.path,
+        reasons: types.map((t) => `signature:${t}@*`),
+      });
+    else await rm(o.path);
   }
-  const tail = outs[1] ? { path: outs[1].path, reasons: ["nonzero-data:tail"] } : undefined;
-  return { img, head, tail };
+  return { img, raw: nonzeroReasons(raw.result), placed };
 }
 
 interface Placed {
   readonly img: BlkidImage;
-  readonly head: { path: string; reasons: string[] } | undefined;
-  readonly tail: { path: string; reasons: string[] } | undefined;
+  /** The raw image's `nonzero-data:` reasons. */
+  readonly raw: string[];
+  readonly placed: {
+    readonly variant: "head" | "at1m" | "tail";
+    readonly path: string;
+    readonly reasons: string[];
+    readonly placed?: ByteRange;
+  }[];
 }
 
 /** The distinct signature types wipefs finds on a disk. */

@@ -1,14 +1,17 @@
 // The corpus is only worth something if it is real: every disk that must not be called
 // blank holds what its name says (wipefs sees the signature at the offset the expectation
-// names, or the bytes / mount / read-only flag / size are checked directly), and every
-// disk that must be called blank has no signature and zeros at both ends.
+// names, or blkid -p does where a zapped table's partition starts, or the bytes / mount /
+// read-only flag / size are checked directly), and every disk that must be called blank
+// has no signature and zeros everywhere the classifier reads.
 import { constants, existsSync } from "node:fs";
-import { mkdir, mkdtemp, open, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, open, readdir, readFile, rm, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../tools/exec.ts";
 import { cli } from "../cli.ts";
+import { contentDigest } from "../disk-files.ts";
+import { makeTestRelease } from "../release-fixture.ts";
 import {
   buildBlkidCorpus,
   EXTRA_BLKID_IMAGES_DIR,
@@ -17,6 +20,7 @@ import {
 } from "./blkid-corpus.ts";
 import {
   acceptedVerdicts,
+  blkidTypeAt,
   buildDiskCorpus,
   type CorpusCase,
   DISK_BYTES,
@@ -25,10 +29,11 @@ import {
   hexOffset,
   loopsBackedBy,
   MIN_DISK_BYTES,
+  MiB,
   mapLimit,
   md1Offset,
   md090Offset,
-  nonzeroEnds,
+  nonzeroRegions,
   reasonMatches,
 } from "./disk-corpus.ts";
 import utilLinuxLock from "./util-linux.lock.json" with { type: "json" };
@@ -107,6 +112,45 @@ async function sfdiskPartitions(path: string): Promise<{ name?: string }[]> {
   );
 }
 
+/**
+ * The partitions a backup GPT lists when nothing else is left of the table (no PMBR, no
+ * primary GPT): sfdisk reads a GPT only behind a protective MBR, so it reads a scratch copy
+ * of the disk's size that holds a PMBR and the disk's last 33 sectors. It then says the
+ * primary table is corrupt and uses the backup. Image files only.
+ */
+async function backupGptPartitions(path: string): Promise<{ start: number; size: number }[]> {
+  const size = await diskSize(path);
+  const sectors = size / 512;
+  const copy = join(dir!, `backup-gpt-${path.split("/").pop()}`);
+  await writeFile(copy, "");
+  await truncate(copy, size);
+  try {
+    await run("sfdisk", ["--quiet", "--no-reread", "--no-tell-kernel", copy], {
+      input: `label: dos\nstart=1, size=${Math.min(sectors - 1, 0xffffffff)}, type=ee\n`,
+    });
+    const tail = Buffer.alloc(33 * 512);
+    const src = await open(path, "r");
+    try {
+      await src.read(tail, 0, tail.length, size - tail.length);
+    } finally {
+      await src.close();
+    }
+    const dst = await open(copy, "r+");
+    try {
+      await dst.write(tail, 0, tail.length, size - tail.length);
+    } finally {
+      await dst.close();
+    }
+    const { stdout } = await run("sfdisk", ["--json", copy], { okExitCodes: [1] });
+    if (stdout.trim() === "") return [];
+    const table = (JSON.parse(stdout) as { partitiontable: { label: string; partitions?: [] } })
+      .partitiontable;
+    return table.label === "gpt" ? (table.partitions ?? []) : [];
+  } finally {
+    await rm(copy, { force: true });
+  }
+}
+
 /** Mount points and their sources, from /proc/self/mountinfo. */
 async function mounts(): Promise<{ target: string; source: string }[]> {
   const text = await readFile("/proc/self/mountinfo", "utf8");
@@ -134,7 +178,7 @@ async function openExclusiveRefused(path: string): Promise<string | undefined> {
 /** Every problem with one case, as sentences (empty when the case is real). */
 async function problems(c: CorpusCase, sigs: readonly Signature[]): Promise<string[]> {
   const p: string[] = [];
-  const ends = await nonzeroEnds(c.path);
+  const found = await nonzeroRegions(c.path);
   const size = await diskSize(c.path);
   const verdicts = acceptedVerdicts(c);
   if (c.needsRoot !== c.path.startsWith("/dev/")) p.push("needsRoot does not match the path");
@@ -145,21 +189,22 @@ async function problems(c: CorpusCase, sigs: readonly Signature[]): Promise<stri
     if (c.reasons.length > 0) p.push(`a blank case lists reasons ${c.reasons.join(", ")}`);
     if (sigs.length > 0)
       p.push(`blank, but wipefs finds ${sigs.map((s) => `${s.type}@${s.offset}`).join(", ")}`);
-    if (ends.head || ends.tail) p.push("blank, but its first or last MiB is not zeros");
+    if (found.head || found.middle || found.tail)
+      p.push("blank, but a region the classifier reads is not zeros");
     if (size < MIN_DISK_BYTES) p.push("blank, but too small");
     return p;
   }
 
-  // Not blank: wipefs sees it, or one of the conditions that need no signature holds
-  // (each of those is checked directly below).
-  const sigless = ["nonzero-data:", "mounted:", "read-only", "too-small"];
+  // Not blank: wipefs sees it, or a signature reason (checked with wipefs or blkid below)
+  // or one of the conditions that need no signature says why (each checked directly below).
+  const sigless = ["nonzero-data:", "mounted:", "read-only", "too-small", "signature:"];
   if (sigs.length === 0 && !c.reasons.some((r) => sigless.some((s) => r.startsWith(s)))) {
     p.push("wipefs finds no signature and no reason says why it is not blank");
   }
-  if (c.reasons.includes("nonzero-data:head") !== ends.head)
-    p.push(`nonzero-data:head is ${ends.head} on disk`);
-  if (c.reasons.includes("nonzero-data:tail") !== ends.tail)
-    p.push(`nonzero-data:tail is ${ends.tail} on disk`);
+  for (const region of ["head", "middle", "tail"] as const) {
+    if (c.reasons.includes(`nonzero-data:${region}`) !== found[region])
+      p.push(`nonzero-data:${region} is ${found[region]} on disk`);
+  }
   if (!c.reasons.includes("too-small") && size < MIN_DISK_BYTES)
     p.push(`${size} bytes, but not too-small`);
 
@@ -178,14 +223,25 @@ async function problems(c: CorpusCase, sigs: readonly Signature[]): Promise<stri
       const hit = sigs.some(
         (s) => s.usage !== "partition-table" && reasonMatches(r, `signature:${s.type}@${s.offset}`),
       );
-      if (!hit)
+      // Where a zapped table's partition starts, wipefs (which probes the disk's start and
+      // the kernel's partitions) sees nothing: blkid -p at that offset must.
+      const [type, at] = [m[1]!, m[2]!];
+      const offset = /^0x[0-9a-f]+$/.test(at) ? Number.parseInt(at, 16) : undefined;
+      const placed = c.placed?.start === offset ? c.placed : undefined;
+      const probeSize = placed ? placed.end - placed.start : undefined;
+      const probed =
+        !hit && offset !== undefined ? await blkidTypeAt(c.path, offset, probeSize) : undefined;
+      if (!hit && probed !== type)
         p.push(
-          `${r}: wipefs finds ${sigs.map((s) => `${s.type}@${s.offset}`).join(", ") || "nothing"}`,
+          `${r}: wipefs finds ${sigs.map((s) => `${s.type}@${s.offset}`).join(", ") || "nothing"}` +
+            (offset === undefined ? "" : `, blkid -p there finds ${probed ?? "nothing"}`),
         );
     } else if (r === "partitions") {
-      const fromTable = (await sfdiskPartitions(c.path)).length;
+      const fromTable =
+        (await sfdiskPartitions(c.path)).length ||
+        (c.path.startsWith("/dev/") ? 0 : (await backupGptPartitions(c.path)).length);
       const fromKernel = (await partitionDevices(c.path)).length;
-      if (fromTable === 0) p.push("partitions: sfdisk reads none");
+      if (fromTable === 0) p.push("partitions: sfdisk reads none, not even from a backup GPT");
       if (c.path.startsWith("/dev/") && fromKernel === 0)
         p.push("partitions: the kernel shows none");
     } else if (r === "liken-labels-without-claim") {
@@ -193,7 +249,7 @@ async function problems(c: CorpusCase, sigs: readonly Signature[]): Promise<stri
       for (const want of ["liken-esp", "liken-a", "liken-b", "liken-journal", "liken-state"]) {
         if (!names.includes(want)) p.push(`liken-labels-without-claim: no partition named ${want}`);
       }
-    } else if (r === "nonzero-data:head" || r === "nonzero-data:tail") {
+    } else if (r.startsWith("nonzero-data:")) {
       // checked above, both ways
     } else if (r === "too-small") {
       if (size >= MIN_DISK_BYTES) p.push(`too-small, but ${size} bytes`);
@@ -244,10 +300,100 @@ const REQUIRED = [
   "erofs",
   "nonzero-tail",
   "nonzero-head",
+  "nonzero-middle",
+  "random-data",
   "ext4-in-dos-partition",
   "liken-labels-imitation",
-  ...(root ? ["lvm2-pv", "loop-blank", "loop-read-only-blank", "loop-mounted-ext4-partition"] : []),
+  "zapped-gpt-ext4",
+  "zapped-gpt-xfs",
+  "zapped-gpt-luks2",
+  "zapped-gpt-ntfs",
+  "zapped-gpt-vfat",
+  "zapped-gpt-btrfs",
+  "zapped-gpt-swap",
+  "zapped-gpt-mdraid-1.2",
+  "zapped-gpt-mdraid-1.0",
+  "zapped-gpt-mdraid-0.90",
+  "zapped-dos-ext4-sector-63",
+  "zapped-gpt-ext4-at-2m",
+  "gpt-backup-only-ext4-at-17m",
+  ...(root
+    ? [
+        "lvm2-pv",
+        "zapped-gpt-lvm2-pv",
+        "loop-blank",
+        "loop-read-only-blank",
+        "loop-mounted-ext4-partition",
+      ]
+    : []),
 ];
+
+/**
+ * Disks the classifier is known to call blank although they hold data: product bugs,
+ * reported, not yet fixed. Each must still be called wrongly, so that the fix fails this
+ * test until its entry goes; every other disk must get its expected verdict.
+ */
+const KNOWN_MISSES: Readonly<Record<string, string>> = {
+  "zapped-gpt-mdraid-1.0":
+    "the superblock sits at the end of a partition no table names: blkid at 1 MiB looks at the end of the disk",
+  "zapped-gpt-mdraid-0.90":
+    "the superblock sits at the end of a partition no table names: blkid at 1 MiB looks at the end of the disk",
+  "fs-ddf-raid-at1m":
+    "DDF's anchor sits at the end of the member; its data at 34 and 50 MiB, past the head and between samples",
+};
+
+/**
+ * `liken-stick disks --json` on many disks, in runs of DISKS_PER_RUN, two at a time (2
+ * cores). One run over hundreds of disks is slower than the same disks in small runs: the
+ * probe reads every disk at once, 17 MiB of buffers each.
+ */
+const DISKS_PER_RUN = 16;
+async function disksJson(
+  paths: readonly string[],
+): Promise<{ path: string; verdict: string; reasons: string[] }[]> {
+  const runs: string[][] = [];
+  for (let i = 0; i < paths.length; i += DISKS_PER_RUN)
+    runs.push(paths.slice(i, i + DISKS_PER_RUN));
+  const outs = await mapLimit(runs, 2, async (some) => {
+    const r = await cli(["disks", "--json", ...some]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    return JSON.parse(r.stdout) as { path: string; verdict: string; reasons: string[] }[];
+  });
+  return outs.flat();
+}
+
+/**
+ * Which cases `disks` gets wrong: a verdict the case does not accept, or an expected reason
+ * missing. Known misses are returned apart, each with what the classifier said.
+ */
+async function wrongVerdicts(cases: readonly CorpusCase[]): Promise<{
+  wrong: string[];
+  known: string[];
+  disks: { path: string; verdict: string; reasons: string[] }[];
+}> {
+  const disks = await disksJson(cases.map((c) => c.path));
+  expect(disks.length).toBe(cases.length);
+  const wrong: string[] = [];
+  const known: string[] = [];
+  for (const c of cases) {
+    const d = disks.find((x) => x.path === c.path)!;
+    const said = `${d.verdict} (${d.reasons.join(", ") || "no reasons"})`;
+    const faults = [
+      ...(acceptedVerdicts(c).includes(d.verdict as never) ? [] : [said]),
+      ...c.reasons
+        .filter((want) => !d.reasons.some((got) => reasonMatches(want, got)))
+        .map((want) => `no ${want} in ${said}`),
+    ];
+    if (c.name in KNOWN_MISSES) {
+      if (faults.length === 0)
+        wrong.push(`${c.name}: now right, remove it from KNOWN_MISSES (${said})`);
+      else known.push(`${c.name}: ${said}`);
+    } else wrong.push(...faults.map((f) => `${c.name}: ${f}`));
+  }
+  if (known.length > 0) console.info(`known misses, still missed: ${known.join("; ")}`);
+  return { wrong, known, disks };
+}
 
 // The corpus has three parts, built side by side in the file's beforeAll and asserted apart:
 // a part that cannot be built fails its own tests only, with a line that says why.
@@ -359,6 +505,18 @@ describe("disk corpus: the project's own built cases", () => {
     expect(await wrong({ expect: "blank", reasons: [] })).not.toEqual([]);
     expect(await wrong({ reasons: [...ext4.reasons, "partitions"] })).not.toEqual([]);
     expect(await wrong({ reasons: [...ext4.reasons, "holder:dm-0"] })).not.toEqual([]);
+    expect(await wrong({ reasons: [...ext4.reasons, "nonzero-data:middle"] })).not.toEqual([]);
+    // Where wipefs sees nothing, blkid -p must confirm the type at that very offset.
+    const zapped = corpus().cases.find((c) => c.name === "zapped-gpt-ext4")!;
+    const zappedSigs = (await wipefsMany([zapped.path])).get(zapped.path)!;
+    expect(zappedSigs).toEqual([]);
+    const wrongZapped = async (reasons: string[]): Promise<string[]> =>
+      problems({ ...zapped, reasons: [...zapped.reasons, ...reasons] }, zappedSigs);
+    expect(await wrongZapped([])).toEqual([]);
+    expect(await wrongZapped(["signature:xfs@0x100000"])).not.toEqual([]);
+    expect(await wrongZapped(["signature:ext4@0x200000"])).not.toEqual([]);
+    expect(await wrongZapped(["signature:ext4@*"])).not.toEqual([]);
+    expect(await wrongZapped(["partitions"])).not.toEqual([]);
   });
 
   it.skipIf(!root)(
@@ -404,22 +562,71 @@ describe("disk corpus: the project's own built cases", () => {
     }
   });
 
+  it("the zapped tables are gone, and what their partitions held is still there", async () => {
+    const zapped = corpus().cases.filter((c) => /^zapped-/.test(c.name));
+    expect(zapped.length).toBe(root ? 13 : 12);
+    for (const c of zapped) {
+      // sfdisk finds no table (and so no partition) on any of them.
+      expect(await sfdiskPartitions(c.path), c.name).toEqual([]);
+    }
+    // The backup GPT alone names the partition at 17 MiB, and the ext4 there holds its files.
+    const backup = corpus().cases.find((c) => c.name === "gpt-backup-only-ext4-at-17m")!;
+    expect(await sfdiskPartitions(backup.path)).toEqual([]);
+    expect(await backupGptPartitions(backup.path)).toMatchObject([
+      { start: (17 * MiB) / 512, size: (256 * MiB) / 512 },
+    ]);
+    for (const [name, offset] of [
+      ["zapped-gpt-ext4", MiB],
+      ["zapped-dos-ext4-sector-63", 63 * 512],
+      ["zapped-gpt-ext4-at-2m", 2 * MiB],
+      ["gpt-backup-only-ext4-at-17m", 17 * MiB],
+    ] as const) {
+      const c = corpus().cases.find((x) => x.name === name)!;
+      const ls = await run("debugfs", ["-R", "ls -l /home/user", `${c.path}?offset=${offset}`]);
+      expect(ls.stdout, name).toMatch(/notes\.txt/);
+      expect(ls.stdout, name).toMatch(/ 262144 .*photo\.raw/);
+    }
+  });
+
+  // The installer itself refuses them: the classifier's verdict is what keeps it off, and
+  // neither install nor wipe and reinstall writes a byte.
+  it("install and wipe and reinstall refuse a zapped ext4, LUKS2 and LVM disk and a random one, writing nothing", async () => {
+    const names = [
+      "zapped-gpt-ext4",
+      "zapped-gpt-luks2",
+      ...(root ? ["zapped-gpt-lvm2-pv"] : []),
+      "random-data",
+    ];
+    const release = await makeTestRelease(join(dir!, "release"), { version: "1.0.0" });
+    for (const name of names) {
+      const c = corpus().cases.find((x) => x.name === name)!;
+      const before = await contentDigest(c.path);
+      for (const wipe of [[], ["--wipe"]]) {
+        const status = join(dir!, `status-${name}.json`);
+        const r = await cli([
+          "install",
+          ...wipe,
+          ...["--manifest", "test/fixtures/manifests/good/small.toml", "--as", "leader-1"],
+          ...["--release", release, "--status-file", status, c.path],
+        ]);
+        const what = `${name} ${wipe.join(" ")}`;
+        expect(r.code, what).toBe(1);
+        expect(r.stderr, what).toMatch(
+          wipe.length === 0
+            ? /no blank disk: every disk holds data or cannot be a target/
+            : /wipe and reinstall refuses disks holding data liken did not write/,
+        );
+        expect(r.stderr, what).toContain(c.reasons[0]);
+        expect(JSON.parse(await readFile(status, "utf8")), what).toMatchObject({ phase: "Failed" });
+      }
+      // Once for both runs: reading a disk whole is most of this test's time.
+      expect(await contentDigest(c.path), `${name}: install or wipe changed it`).toBe(before);
+    }
+  }, 120_000);
+
   // The classifier itself, run as an operator runs it: the bundled command on every disk.
   it("liken-stick disks gives every corpus disk its expected verdict and reasons", async () => {
-    const cases = corpus().cases;
-    const r = await cli(["disks", "--json", ...cases.map((c) => c.path)]);
-    expect(r.stderr).toBe("");
-    const disks = JSON.parse(r.stdout) as { path: string; verdict: string; reasons: string[] }[];
-    const wrong: string[] = [];
-    for (const c of cases) {
-      const d = disks.find((x) => x.path === c.path)!;
-      if (!acceptedVerdicts(c).includes(d.verdict as never))
-        wrong.push(`${c.name}: ${d.verdict} (${d.reasons.join(", ")})`);
-      for (const want of c.reasons) {
-        if (!d.reasons.some((got) => reasonMatches(want, got)))
-          wrong.push(`${c.name}: no ${want} in ${d.reasons.join(", ")}`);
-      }
-    }
+    const { wrong } = await wrongVerdicts(corpus().cases);
     expect(wrong).toEqual([]);
   }, 120_000);
 });
@@ -441,7 +648,7 @@ function blkidImageTests(set: {
     if (set.skip !== undefined) console.info(`${set.label}: skipped: ${set.skip}`);
   });
 
-  it("every util-linux image, as it is and at both ends of a disk, is never blank", async (ctx) => {
+  it("every util-linux image, as it is, at 1 MiB and at both ends of a disk, is what its case says", async (ctx) => {
     ctx.skip(set.skip !== undefined, set.skip);
     const cases = set.cases(); // a set that could not be built fails here, saying why
     const imagesDir = await set.images();
@@ -450,6 +657,9 @@ function blkidImageTests(set: {
     expect(images.length, imagesDir).toBeGreaterThan(0);
     const raw = cases.filter((c) => c.name.endsWith("-raw"));
     expect(raw.length).toBe(images.length);
+    // Every image is placed at 1 MiB, where a zapped table's first partition starts.
+    const at1m = cases.filter((c) => c.name.endsWith("-at1m"));
+    expect(at1m.length).toBe(images.length);
     const sigs = await wipefsMany(cases.map((c) => c.path));
     const results = await mapLimit(cases, 4, async (c) => ({
       c,
@@ -459,28 +669,27 @@ function blkidImageTests(set: {
     const bad = results.filter((r) => r.p.length > 0).map((r) => `${r.c.name}: ${r.p.join("; ")}`);
     expect(bad).toEqual([]);
     for (const c of cases) expect(acceptedVerdicts(c), c.name).not.toContain("blank");
-    const unseen = results.filter((r) => r.sigs.length === 0).map((r) => r.c.name);
+    // At 1 MiB wipefs never sees an image (it probes the disk's start): those are left out.
+    const unseen = results
+      .filter((r) => r.sigs.length === 0 && !r.c.name.endsWith("-at1m"))
+      .map((r) => r.c.name);
     console.info(
       `${set.label}: ${cases.length} disks (${raw.length} raw, ` +
-        `${cases.filter((c) => c.name.endsWith("-head")).length} head, ` +
+        `${cases.filter((c) => c.name.endsWith("-head")).length} head, ${at1m.length} at 1 MiB, ` +
         `${cases.filter((c) => c.name.endsWith("-tail")).length} tail); ` +
         `wipefs sees no signature on ${unseen.length}: ${unseen.join(" ")}`,
     );
-  }, 180_000);
+  }, 600_000);
 
-  it("liken-stick disks never calls a util-linux blkid image blank, as it is or at either end of a disk", async (ctx) => {
+  it("liken-stick disks never calls a util-linux blkid image blank, as it is, at 1 MiB or at either end of a disk", async (ctx) => {
     ctx.skip(set.skip !== undefined, set.skip);
     const cases = set.cases(); // a set that could not be built fails here, saying why
-    const r = await cli(["disks", "--json", ...cases.map((c) => c.path)]);
-    const disks = JSON.parse(r.stdout) as { path: string; verdict: string; reasons: string[] }[];
-    expect(disks.length).toBe(cases.length);
-    const wrong = cases
-      .map((c) => ({ c, d: disks.find((x) => x.path === c.path)! }))
-      .filter(({ c, d }) => !acceptedVerdicts(c).includes(d.verdict as never))
-      .map(({ c, d }) => `${c.name}: ${d.verdict}`);
+    const { wrong, disks } = await wrongVerdicts(cases);
     expect(wrong).toEqual([]);
-    expect(disks.filter((d) => d.verdict === "blank")).toEqual([]);
-  }, 120_000);
+    const blank = disks.filter((d) => d.verdict === "blank").map((d) => d.path);
+    const knownBlank = cases.filter((c) => c.name in KNOWN_MISSES).map((c) => c.path);
+    expect(blank.sort()).toEqual(knownBlank.sort());
+  }, 600_000);
 }
 
 describe("blkid corpus: util-linux 2.38.1's images, from Debian 12's source package", () => {

@@ -5,10 +5,17 @@
 // to be. With `loopDevices` (root only) it adds loop devices: mounted, read-only, blank.
 //
 // Expectations are lower bounds: `reasons` lists what the classifier must say (exactly, or
-// as a prefix when the pattern ends in "*"), never everything it may say. Two kinds are
+// as a prefix when the pattern ends in "*"), never everything it may say. Three kinds are
 // computed from the bytes once a disk is built, so they are always exact:
-// `nonzero-data:head` / `nonzero-data:tail` appear exactly when the first / last MiB of the
-// disk holds a byte that is not zero.
+// `nonzero-data:head` / `:middle` / `:tail` appear exactly when the first 16 MiB / one of the
+// classifier's sample windows / the last MiB of the disk holds a byte that is not zero. The
+// regions come from hardware/disks/probe.ts itself, so the corpus reads where `disks` reads.
+//
+// Besides whole-disk formats, the corpus holds the disks of issue 14: partition tables
+// zapped the way `sgdisk --zap-all` leaves them (the first 34 and the last 33 sectors
+// zeroed) over intact file systems, crypto, LVM and RAID headers at the usual partition
+// starts; a backup GPT alone naming a partition at an unusual start; data between two zero
+// ends; and a disk erased with random data.
 //
 // md RAID superblocks are written here by hand (the host kernel has no md driver, so
 // `mdadm --create` cannot run): the layouts and checksums follow mdadm's super0.c and
@@ -21,11 +28,18 @@ import {
   open,
   readFile,
   realpath,
+  rm,
   stat,
   writeFile,
 } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
+import {
+  HEAD_BYTES,
+  SAMPLE_BYTES,
+  samplePositions,
+  TAIL_BYTES,
+} from "../../hardware/disks/probe.ts";
 import { run } from "../../tools/exec.ts";
 
 export type Verdict = "foreign" | "ineligible" | "blank";
@@ -45,6 +59,12 @@ export interface CorpusCase {
   readonly reasons: readonly string[];
   /** A loop device: only root can open it. */
   readonly needsRoot: boolean;
+  /**
+   * Where a partition's content lies when no table names it any more (a zapped table, an
+   * image placed at 1 MiB): a `signature:TYPE@START` reason that wipefs cannot see (it reads
+   * the disk and the kernel's partitions only) is checked with blkid -p over this range.
+   */
+  readonly placed?: ByteRange;
 }
 
 export interface DiskCorpus {
@@ -60,6 +80,33 @@ export const GiB = 1024 * MiB;
 export const MIN_DISK_BYTES = 512 * MiB;
 /** The apparent size of the corpus's ordinary disks: above the threshold, sparse. */
 export const DISK_BYTES = 600 * MiB;
+
+/**
+ * What blkid's low-level probe finds at `offset` of a disk, over `size` bytes (the rest of
+ * the disk when not given): TYPE, or PTTYPE for a partition table; undefined for nothing.
+ */
+export async function blkidTypeAt(
+  path: string,
+  offset: number,
+  size?: number,
+): Promise<string | undefined> {
+  const { stdout, exitCode } = await run(
+    "blkid",
+    [
+      "--probe",
+      "--output",
+      "export",
+      "--offset",
+      String(offset),
+      ...(size === undefined ? [] : ["--size", String(size)]),
+      path,
+    ],
+    { okExitCodes: [2] },
+  );
+  if (exitCode === 2) return undefined;
+  const field = (name: string) => new RegExp(`^${name}=(.*)$`, "m").exec(stdout)?.[1];
+  return field("TYPE") ?? field("PTTYPE");
+}
 
 /** The verdicts a case accepts. */
 export function acceptedVerdicts(c: Pick<CorpusCase, "expect">): readonly Verdict[] {
@@ -135,30 +182,102 @@ export function isAllZero(b: Buffer): boolean {
   return true;
 }
 
-/** Whether the first and the last MiB (or the whole, when smaller) of a disk hold non-zero bytes. */
-export async function nonzeroEnds(
-  path: string,
-): Promise<{ head: boolean; tail: boolean; size: number }> {
+/** A byte range of a disk, [start, end). */
+export interface ByteRange {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Where the classifier looks for non-zero bytes on a disk of `size` bytes (probe.ts). */
+export interface DataRegions {
+  /** The first 16 MiB (the whole disk when smaller). */
+  readonly head: ByteRange;
+  /** The sample windows between head and tail: none on a disk too small for them. */
+  readonly middle: readonly ByteRange[];
+  /** The last MiB (the whole disk when smaller). */
+  readonly tail: ByteRange;
+}
+
+export function dataRegions(size: number): DataRegions {
+  return {
+    head: { start: 0, end: Math.min(HEAD_BYTES, size) },
+    middle: samplePositions(size).map((p) => ({ start: p, end: p + SAMPLE_BYTES })),
+    tail: { start: Math.max(0, size - TAIL_BYTES), end: size },
+  };
+}
+
+export interface NonzeroRegions {
+  readonly head: boolean;
+  readonly middle: boolean;
+  readonly tail: boolean;
+}
+
+/**
+ * Which regions of a disk hold a non-zero byte, from blocks of it that are known: the
+ * builder of a sparse disk feeds every block it writes (each at its offset on the disk),
+ * and the rest of the disk is zeros. Exact to the byte, and nothing is read back.
+ */
+export class NonzeroTracker {
+  private readonly regions: DataRegions;
+  private found = { head: false, middle: false, tail: false };
+  constructor(readonly size: number) {
+    this.regions = dataRegions(size);
+  }
+
+  add(offset: number, block: Uint8Array): void {
+    const hits = (r: ByteRange): boolean => {
+      const from = Math.max(r.start, offset);
+      const to = Math.min(r.end, offset + block.length);
+      return (
+        from < to &&
+        !isAllZero(Buffer.from(block.buffer, block.byteOffset + from - offset, to - from))
+      );
+    };
+    if (!this.found.head && hits(this.regions.head)) this.found.head = true;
+    if (!this.found.tail && hits(this.regions.tail)) this.found.tail = true;
+    if (!this.found.middle && this.regions.middle.some(hits)) this.found.middle = true;
+  }
+
+  get result(): NonzeroRegions {
+    return { ...this.found };
+  }
+}
+
+/** Which of the regions the classifier reads hold non-zero bytes, read from the disk. */
+export async function nonzeroRegions(path: string): Promise<NonzeroRegions & { size: number }> {
   const fh = await open(path, "r");
   try {
     const size = await sizeOfOpen(path, fh);
-    const span = Math.min(MiB, size);
-    const buf = Buffer.alloc(span);
-    const readFully = async (pos: number): Promise<Buffer> => {
-      let done = 0;
-      while (done < span) {
-        const { bytesRead } = await fh.read(buf, done, span - done, pos + done);
-        if (bytesRead === 0) throw new Error(`short read of ${path} at ${pos + done}`);
-        done += bytesRead;
+    const regions = dataRegions(size);
+    // A MiB at a time, stopping at the first non-zero byte: a data disk costs one read.
+    const buf = Buffer.alloc(MiB);
+    const nonzero = async (r: ByteRange): Promise<boolean> => {
+      for (let pos = r.start; pos < r.end; ) {
+        const want = Math.min(buf.length, r.end - pos);
+        const { bytesRead } = await fh.read(buf, 0, want, pos);
+        if (bytesRead === 0) throw new Error(`short read of ${path} at ${pos}`);
+        if (!isAllZero(buf.subarray(0, bytesRead))) return true;
+        pos += bytesRead;
       }
-      return buf;
+      return false;
     };
-    const head = !isAllZero(await readFully(0));
-    const tail = !isAllZero(await readFully(size - span));
-    return { head, tail, size };
+    const head = await nonzero(regions.head);
+    const tail = await nonzero(regions.tail);
+    let middle = false;
+    for (const r of regions.middle) if (!middle) middle = await nonzero(r);
+    return { head, middle, tail, size };
   } finally {
     await fh.close();
   }
+}
+
+/** The `nonzero-data:` reasons a disk's regions call for, in the classifier's order. */
+export function nonzeroReasons(n: NonzeroRegions): string[] {
+  return [
+    ...(n.head ? ["nonzero-data:head"] : []),
+    ...(n.middle ? ["nonzero-data:middle"] : []),
+    ...(n.tail ? ["nonzero-data:tail"] : []),
+  ];
 }
 
 async function sizeOfOpen(path: string, fh: FileHandle): Promise<number> {
@@ -430,6 +549,8 @@ interface Recipe {
   readonly rootToBuild?: boolean;
   /** The case is a loop device: only with `loopDevices`. */
   readonly loop?: boolean;
+  /** Where the content of a partition no table names lies (CorpusCase.placed). */
+  readonly placed?: ByteRange;
 }
 
 const sfdisk = (target: string, script: string): Promise<unknown> =>
@@ -444,6 +565,89 @@ const LVM_CONFIG =
 async function gptDisk(file: string, partitionBytes = 400 * MiB): Promise<void> {
   await sparseFile(file, DISK_BYTES);
   await sfdisk(file, `label: gpt\nstart=2048, size=${partitionBytes / 512}, type=${GPT_LINUX}\n`);
+}
+
+/**
+ * What `sgdisk --zap-all` leaves of a partition table: the first 34 sectors (MBR or PMBR,
+ * primary GPT header and entries) and the last 33 (backup entries and header) zeroed, and
+ * everything between as it was. With `keepBackup` only the first 34 go: the backup GPT
+ * survives, as after a zap interrupted half way or a tool that knows only the primary.
+ */
+async function zapTable(file: string, opts: { keepBackup?: boolean } = {}): Promise<void> {
+  const size = (await stat(file)).size;
+  await writeAt(file, 0, Buffer.alloc(34 * 512));
+  if (!opts.keepBackup) await writeAt(file, size - 33 * 512, Buffer.alloc(33 * 512));
+}
+
+/**
+ * A partition's content made by its tool in a file of its own (`bytes` long), then copied
+ * into `file` at `offset`: the tools that cannot write at an offset of a file (mkfs.xfs,
+ * mkfs.btrfs, mkfs.vfat, mkntfs, mkswap, cryptsetup, pvcreate) still write every byte. Only the non-zero 64 KiB
+ * blocks are copied: the range is zeros on the new sparse disk already, and it stays sparse.
+ */
+async function placePartition(
+  file: string,
+  offset: number,
+  bytes: number,
+  make: (part: string) => Promise<void>,
+): Promise<void> {
+  const part = `${file}.part`;
+  await sparseFile(part, bytes);
+  try {
+    await make(part);
+    const src = await open(part, "r");
+    const dst = await open(file, "r+");
+    try {
+      const size = (await src.stat()).size;
+      const buf = Buffer.alloc(4 * MiB);
+      for (let pos = 0; pos < size; ) {
+        const { bytesRead } = await src.read(buf, 0, Math.min(buf.length, size - pos), pos);
+        if (bytesRead === 0) throw new Error(`short read of ${part} at ${pos}`);
+        for (let at = 0; at < bytesRead; at += 64 * KiB) {
+          const block = buf.subarray(at, Math.min(at + 64 * KiB, bytesRead));
+          if (!isAllZero(block)) await dst.write(block, 0, block.length, offset + pos + at);
+        }
+        pos += bytesRead;
+      }
+    } finally {
+      await src.close();
+      await dst.close();
+    }
+  } finally {
+    await rm(part, { force: true });
+  }
+}
+
+/** A folder of a few files (one of them 256 KiB of data) for `mkfs.ext4 -d`. */
+async function someFiles(dir: string, name: string): Promise<string> {
+  const src = join(dir, `${name}-files`);
+  await mkdir(join(src, "home", "user"), { recursive: true });
+  await writeFile(join(src, "home", "user", "notes.txt"), `the files of ${name}\n`);
+  await writeFile(join(src, "home", "user", "photo.raw"), patternBytes(name, 256 * KiB));
+  return src;
+}
+
+/** ext4 holding files, written by mkfs.ext4 straight into the disk at `offset`. */
+async function ext4At(file: string, dir: string, name: string, offset: number, bytes: number) {
+  await run("mkfs.ext4", [
+    "-q",
+    "-F",
+    "-d",
+    await someFiles(dir, name),
+    "-E",
+    `offset=${offset},lazy_itable_init=1,nodiscard`,
+    file,
+    `${bytes / KiB}k`,
+  ]);
+}
+
+/**
+ * Data everywhere a disk of MIN_DISK_BYTES can hold it: shred(1) overwrites the file with
+ * its random stream, as an operator "securely erasing" a disk does.
+ */
+async function shredded(file: string): Promise<void> {
+  await sparseFile(file, MIN_DISK_BYTES);
+  await run("shred", ["--iterations=1", file], { timeoutMs: 180_000 });
 }
 
 function recipes(): Recipe[] {
@@ -479,6 +683,48 @@ function recipes(): Recipe[] {
         );
       },
     );
+
+  // A GPT with one partition at 1 MiB, `make` writing its content (`bytes` of it), then
+  // the table zapped: the content sits at 1 MiB of a disk without a table.
+  const zappedGpt = (
+    name: string,
+    type: string,
+    bytes: number,
+    make: (part: string, dir: string, t: Tracker) => Promise<unknown>,
+  ): Recipe => ({
+    name: `zapped-gpt-${name}`,
+    expect: "foreign",
+    reasons: [`signature:${type}@${hexOffset(MiB)}`, "nonzero-data:head"],
+    placed: { start: MiB, end: MiB + bytes },
+    build: async (file, t, dir) => {
+      await gptDisk(file);
+      await placePartition(file, MiB, bytes, (part) => make(part, dir, t).then(() => undefined));
+      await zapTable(file);
+      return undefined;
+    },
+  });
+
+  // An md member partition of 400 MiB at 1 MiB, the superblock written by hand.
+  const zappedMd = (version: 0 | 2 | "0.90"): Recipe => {
+    const name = `zapped-gpt-mdraid-${version === "0.90" ? "0.90" : `1.${version}`}`;
+    const bytes = 400 * MiB;
+    const [offset, superblock] =
+      version === "0.90"
+        ? [md090Offset(bytes), md090Superblock(bytes, name)]
+        : [md1Offset(version, bytes), md1Superblock(version, bytes, name)];
+    return {
+      name,
+      expect: "foreign",
+      reasons: [`signature:linux_raid_member@${hexOffset(MiB)}`],
+      placed: { start: MiB, end: MiB + bytes },
+      build: async (file) => {
+        await gptDisk(file, bytes);
+        await writeAt(file, MiB + offset, superblock);
+        await zapTable(file);
+        return undefined;
+      },
+    };
+  };
 
   return [
     // --- blank and too small
@@ -656,6 +902,101 @@ function recipes(): Recipe[] {
       await sparseFile(file, DISK_BYTES);
       await writeAt(file, 700 * KiB, patternBytes("nonzero-head", 4 * KiB));
     }),
+    // Random data throughout (a disk "securely erased"): nothing any tool recognizes, but
+    // data in every region the classifier reads.
+    plain(
+      "random-data",
+      ["nonzero-data:head", "nonzero-data:middle", "nonzero-data:tail"],
+      async (file) => shredded(file),
+    ),
+    // Data everywhere but at both ends: a disk whose first 16 MiB and last MiB were zeroed
+    // (by hand, or by an erase tool that stopped after its quick pass) still holds it.
+    plain("nonzero-middle", ["nonzero-data:middle"], async (file) => {
+      await shredded(file);
+      await writeAt(file, 0, Buffer.alloc(HEAD_BYTES));
+      await writeAt(file, MIN_DISK_BYTES - TAIL_BYTES, Buffer.alloc(TAIL_BYTES));
+    }),
+
+    // --- zapped partition tables over intact data (issue 14): the table is gone, what its
+    // partitions held is not. The classifier must find it at the usual partition starts.
+    plain(
+      "zapped-gpt-ext4",
+      ["signature:ext4@0x100000", "nonzero-data:head"],
+      async (file, dir) => {
+        await gptDisk(file);
+        await ext4At(file, dir, "zapped-gpt-ext4", MiB, 400 * MiB);
+        await zapTable(file);
+      },
+    ),
+    zappedGpt("xfs", "xfs", 320 * MiB, (part) => run("mkfs.xfs", ["-q", "-f", part])),
+    zappedGpt("luks2", "crypto_LUKS", 32 * MiB, (part, dir) =>
+      luksFormat(part, dir, "luks2", 32 * MiB),
+    ),
+    zappedGpt("ntfs", "ntfs", 64 * MiB, (part) => run("mkntfs", ["-F", "-Q", "-q", part])),
+    zappedGpt("vfat", "vfat", 64 * MiB, (part) => run("mkfs.vfat", [part])),
+    zappedGpt("btrfs", "btrfs", 256 * MiB, (part) => run("mkfs.btrfs", ["-q", "-f", part])),
+    zappedGpt("swap", "swap", 64 * MiB, (part) => run("mkswap", [part])),
+    // pvcreate refuses a regular file: the PV is written through a transient loop device.
+    {
+      ...zappedGpt("lvm2-pv", "LVM2_member", 64 * MiB, async (part, _dir, t) => {
+        const dev = await t.attach(part);
+        try {
+          await run("pvcreate", ["--config", LVM_CONFIG, dev], {
+            env: { LVM_SUPPRESS_FD_WARNINGS: "1" },
+          });
+        } finally {
+          await t.detach(dev);
+        }
+      }),
+      rootToBuild: true,
+    },
+    // md RAID member partitions at 1 MiB, nothing recognizable in their data: the 1.2
+    // superblock sits 4 KiB into the partition; 1.0 and 0.90 sit at its end, which only the
+    // partition's size (gone with the table) leads to.
+    zappedMd(2),
+    zappedMd(0),
+    zappedMd("0.90"),
+    // The MBR era's first partition at sector 63, its table zapped.
+    plain(
+      "zapped-dos-ext4-sector-63",
+      [`signature:ext4@${hexOffset(63 * 512)}`, "nonzero-data:head"],
+      async (file, dir) => {
+        await sparseFile(file, DISK_BYTES);
+        await sfdisk(file, `label: dos\nstart=63, size=${(256 * MiB) / 512}, type=83\n`);
+        await ext4At(file, dir, "zapped-dos-ext4-sector-63", 63 * 512, 256 * MiB);
+        await zapTable(file);
+      },
+    ),
+    plain(
+      "zapped-gpt-ext4-at-2m",
+      [`signature:ext4@${hexOffset(2 * MiB)}`, "nonzero-data:head"],
+      async (file, dir) => {
+        await sparseFile(file, DISK_BYTES);
+        const start = (2 * MiB) / 512;
+        await sfdisk(
+          file,
+          `label: gpt\nstart=${start}, size=${(256 * MiB) / 512}, type=${GPT_LINUX}\n`,
+        );
+        await ext4At(file, dir, "zapped-gpt-ext4-at-2m", 2 * MiB, 256 * MiB);
+        await zapTable(file);
+      },
+    ),
+    // Only the backup GPT survives, and it names a partition at 17 MiB, beyond the head
+    // the classifier reads and at no usual start: only the backup's entry leads there.
+    plain(
+      "gpt-backup-only-ext4-at-17m",
+      ["partition-table:gpt", "partitions", `signature:ext4@${hexOffset(17 * MiB)}`],
+      async (file, dir) => {
+        await sparseFile(file, DISK_BYTES);
+        const start = (17 * MiB) / 512;
+        await sfdisk(
+          file,
+          `label: gpt\nstart=${start}, size=${(256 * MiB) / 512}, type=${GPT_LINUX}\n`,
+        );
+        await ext4At(file, dir, "gpt-backup-only-ext4-at-17m", 17 * MiB, 256 * MiB);
+        await zapTable(file, { keepBackup: true });
+      },
+    ),
 
     // --- loop devices (root, `loopDevices`)
     {
@@ -722,9 +1063,15 @@ function recipes(): Recipe[] {
   ];
 }
 
-async function luksFormat(file: string, dir: string, type: "luks1" | "luks2"): Promise<void> {
-  await sparseFile(file, DISK_BYTES);
-  const key = join(dir, `${type}.key`);
+async function luksFormat(
+  file: string,
+  dir: string,
+  type: "luks1" | "luks2",
+  bytes = DISK_BYTES,
+): Promise<void> {
+  await sparseFile(file, bytes);
+  // One key file per disk: the builds run side by side.
+  const key = join(dir, `${basename(file)}.key`);
   await writeFile(key, patternBytes(`${type}-key`, 32), { mode: 0o600 });
   await run("cryptsetup", [
     "luksFormat",
@@ -768,8 +1115,8 @@ export async function mapLimit<T, R>(
 /**
  * Builds the disk corpus in `dir` (created if missing; the caller removes it). Image cases
  * are sparse files under `dir/disks`; with `loopDevices` (root) it also attaches loop
- * devices, and mounts one partition under `dir/mnt`. The LVM PV case needs root to build
- * (pvcreate refuses files) and is left out otherwise. If building fails, everything already
+ * devices, and mounts one partition under `dir/mnt`. The LVM PV cases need root to build
+ * (pvcreate refuses files) and are left out otherwise. If building fails, everything already
  * attached or mounted is undone before the error is thrown.
  */
 export async function buildDiskCorpus(
@@ -789,34 +1136,39 @@ export async function buildDiskCorpus(
     const build = async (r: Recipe): Promise<CorpusCase> => {
       const file = join(real, "disks", `${r.name}.img`);
       const path = (await r.build(file, tracker, real)) ?? file;
-      const ends = await nonzeroEnds(path);
+      const found = await nonzeroRegions(path);
       const mountReasons = r.reasons.map((reason) =>
         reason === "mounted:*" ? `mounted:${join(real, "mnt", r.name)}` : reason,
       );
-      for (const [end, nonzero] of [
-        ["head", ends.head],
-        ["tail", ends.tail],
-      ] as const) {
-        if (r.reasons.includes(`nonzero-data:${end}`) && !nonzero) {
-          throw new Error(`corpus case ${r.name}: its ${end} MiB came out all zeros`);
+      // A recipe names the regions its data must reach; the bytes decide all the others.
+      for (const region of ["head", "middle", "tail"] as const) {
+        if (r.reasons.includes(`nonzero-data:${region}`) && !found[region]) {
+          throw new Error(`corpus case ${r.name}: its ${region} came out all zeros`);
         }
       }
       const reasons = [
         ...mountReasons.filter((x) => !x.startsWith("nonzero-data:")),
-        ...(ends.head ? ["nonzero-data:head"] : []),
-        ...(ends.tail ? ["nonzero-data:tail"] : []),
+        ...nonzeroReasons(found),
       ];
-      return { name: r.name, path, expect: r.expect, reasons, needsRoot: path.startsWith("/dev/") };
+      return {
+        name: r.name,
+        path,
+        expect: r.expect,
+        reasons,
+        needsRoot: path.startsWith("/dev/"),
+        ...(r.placed ? { placed: r.placed } : {}),
+      };
     };
-    const images = await mapLimit(
-      all.filter((r) => !r.loop),
-      3,
-      build,
-    );
-    // Loop devices one at a time: partx and mount are easier to reason about in sequence.
+    // Loop devices first, one at a time: partx and mount are easier to reason about in
+    // sequence, and a build that fails there fails before the slow image builds.
     const loops = await mapLimit(
       all.filter((r) => r.loop),
       1,
+      build,
+    );
+    const images = await mapLimit(
+      all.filter((r) => !r.loop),
+      3,
       build,
     );
     return { cases: [...images, ...loops], cleanup };
