@@ -15,9 +15,9 @@ const DISKS = 16;
 // A 7200 rpm disk: about 12 ms per seek (average seek plus half a turn), 150 MB/s.
 const HDD_SEEK_MS = 12;
 const HDD_MB_PER_S = 150;
-// blkid's probe at the four usual starts reads near the head (already read); the table's
-// starts add one seek each: 6 on a liken system disk.
-const PROBE_SEEKS = 6;
+// blkid's probe at the four usual starts reads near the head (already read); the 14
+// common second-partition starts and the table's add one seek each: 20 on a liken disk.
+const PROBE_SEEKS = 20;
 const BUNDLE = new URL("../dist/liken-stick.mjs", import.meta.url).pathname;
 
 async function median(fn: () => Promise<unknown>): Promise<number> {

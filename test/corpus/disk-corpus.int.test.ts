@@ -316,6 +316,7 @@ const REQUIRED = [
   "zapped-gpt-mdraid-0.90",
   "zapped-dos-ext4-sector-63",
   "zapped-gpt-ext4-at-2m",
+  "zapped-gpt-empty-esp-ext4-at-257m",
   "gpt-backup-only-ext4-at-17m",
   ...(root
     ? [
@@ -564,7 +565,7 @@ describe("disk corpus: the project's own built cases", () => {
 
   it("the zapped tables are gone, and what their partitions held is still there", async () => {
     const zapped = corpus().cases.filter((c) => /^zapped-/.test(c.name));
-    expect(zapped.length).toBe(root ? 13 : 12);
+    expect(zapped.length).toBe(root ? 14 : 13);
     for (const c of zapped) {
       // sfdisk finds no table (and so no partition) on any of them.
       expect(await sfdiskPartitions(c.path), c.name).toEqual([]);
@@ -579,6 +580,7 @@ describe("disk corpus: the project's own built cases", () => {
       ["zapped-gpt-ext4", MiB],
       ["zapped-dos-ext4-sector-63", 63 * 512],
       ["zapped-gpt-ext4-at-2m", 2 * MiB],
+      ["zapped-gpt-empty-esp-ext4-at-257m", 257 * MiB],
       ["gpt-backup-only-ext4-at-17m", 17 * MiB],
     ] as const) {
       const c = corpus().cases.find((x) => x.name === name)!;

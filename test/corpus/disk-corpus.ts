@@ -33,6 +33,7 @@ import {
   writeFile,
 } from "node:fs/promises";
 import { basename, join } from "node:path";
+import { mapLimit } from "../../common/map-limit.ts";
 import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
 import {
   HEAD_BYTES,
@@ -981,6 +982,21 @@ function recipes(): Recipe[] {
         await zapTable(file);
       },
     ),
+    // A zapped table whose first partition (an ESP of 256 MiB) was never formatted: only
+    // the common start of a second partition, 257 MiB, leads to the filesystem.
+    plain(
+      "zapped-gpt-empty-esp-ext4-at-257m",
+      [`signature:ext4@${hexOffset(257 * MiB)}`],
+      async (file, dir) => {
+        await sparseFile(file, DISK_BYTES);
+        await sfdisk(
+          file,
+          `label: gpt\nstart=2048, size=${(256 * MiB) / 512}\nstart=${(257 * MiB) / 512}, size=${(256 * MiB) / 512}, type=${GPT_LINUX}\n`,
+        );
+        await ext4At(file, dir, "zapped-gpt-empty-esp-ext4-at-257m", 257 * MiB, 256 * MiB);
+        await zapTable(file);
+      },
+    ),
     // Only the backup GPT survives, and it names a partition at 17 MiB, beyond the head
     // the classifier reads and at no usual start: only the backup's entry leads there.
     plain(
@@ -1088,30 +1104,6 @@ async function luksFormat(
   ]);
 }
 
-/** Runs `fn` over `items`, at most `limit` at a time, keeping order. */
-export async function mapLimit<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const errors: unknown[] = [];
-  const worker = async (): Promise<void> => {
-    while (next < items.length && errors.length === 0) {
-      const i = next++;
-      try {
-        out[i] = await fn(items[i]!);
-      } catch (e) {
-        errors.push(e);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (errors.length > 0) throw errors[0];
-  return out;
-}
-
 /**
  * Builds the disk corpus in `dir` (created if missing; the caller removes it). Image cases
  * are sparse files under `dir/disks`; with `loopDevices` (root) it also attaches loop
@@ -1184,3 +1176,5 @@ export async function buildDiskCorpus(
     throw e;
   }
 }
+
+export { mapLimit };
