@@ -92,6 +92,7 @@ async function probeDisk(
   ]);
   const atStarts = await Promise.all(
     starts.map(async (s) => {
+      if (await looksEmpty(facts, s, bytes?.end)) return [];
       const what = await probeAt(facts.path, s.start, s.size);
       return what ? [{ ...what, offset: s.start }] : [];
     }),
@@ -141,6 +142,33 @@ function probeStarts(
     .map(([start, size]) => (size === undefined ? { start } : { start, size }));
 }
 
+// Every place libblkid looks for a format at a start lies in the first 512 KiB after it
+// (ZFS's second label ends there; UFS, UDF, btrfs and ISO 9660 lie below) or in the last
+// 2 MiB before the end of what it probes (RAID metadata: md, DDF, Promise up to 1.5 MiB
+// from the end). When all of that is zeros there is nothing to find, and blkid is not
+// started: on a blank disk none is.
+const START_SPAN = 512 * KIB;
+const END_BYTES = 2 * MIB;
+
+async function looksEmpty(
+  facts: DiskFacts,
+  at: { start: number; size?: number },
+  diskEnd: Buffer | undefined,
+): Promise<boolean> {
+  if (!diskEnd) return false;
+  const handle = await open(facts.path, constants.O_RDONLY);
+  try {
+    const read = (position: number, length: number) =>
+      readFully(handle, facts.path, position, length, facts.size);
+    if (!isZero(await read(at.start, START_SPAN))) return false;
+    if (at.size === undefined) return isZero(diskEnd);
+    const end = at.start + at.size;
+    return isZero(await read(Math.max(at.start, end - END_BYTES), Math.min(at.size, END_BYTES)));
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Where the samples are: spread evenly between the head and the tail, 4 KiB aligned. */
 export function samplePositions(size: number): number[] {
   const from = HEAD_BYTES;
@@ -159,7 +187,8 @@ async function readRegions(facts: DiskFacts) {
     const at = (position: number, length: number) =>
       readFully(handle, facts.path, Math.max(0, position), length, facts.size);
     const head = await at(0, HEAD_BYTES);
-    const tail = await at(facts.size - TAIL_BYTES, TAIL_BYTES);
+    const end = await at(facts.size - END_BYTES, END_BYTES);
+    const tail = end.subarray(Math.max(0, end.length - TAIL_BYTES));
     const claimHead = await at(CLAIM_HEAD_OFFSET, CLAIM_SIZE);
     const claimTail = await at(claimTailOffset(facts.size), CLAIM_SIZE);
     let middleZero = true;
@@ -168,7 +197,7 @@ async function readRegions(facts: DiskFacts) {
       await readInto(handle, facts.path, sample, position);
       if (!isZero(sample)) middleZero = false;
     }
-    return { head, tail, claimHead, claimTail, middleZero };
+    return { head, tail, end, claimHead, claimTail, middleZero };
   } finally {
     await handle.close();
   }
