@@ -8,6 +8,7 @@ import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../test/cli.ts";
 import { sparseFile } from "../test/disk-files.ts";
+import { expectNewInstall, inspect } from "../test/inspect-disk.ts";
 import { makeTestRelease } from "../test/release-fixture.ts";
 import { run } from "../tools/exec.ts";
 
@@ -56,32 +57,10 @@ async function installedDisk(): Promise<{ disk: string; installId: string }> {
   return { disk, installId: (await inspect(disk)).claim.installId };
 }
 
-async function inspect(path: string) {
-  const r = await cli(["inspect", "--json", path]);
-  expect(r.code).toBe(0);
-  return JSON.parse(r.stdout);
-}
-
 async function verdict(
   path: string,
 ): Promise<{ verdict: string; reasons: string[]; claim?: { installId: string } }> {
   return JSON.parse((await cli(["disks", "--json", path])).stdout)[0];
-}
-
-// What `inspect` says of a complete install of leader-1, other than the one it replaced.
-async function expectNewInstall(path: string, oldId: string): Promise<void> {
-  const after = await inspect(path);
-  expect(after.claim).toMatchObject({
-    cluster: "testcluster",
-    machine: "leader-1",
-    complete: true,
-    copies: 2,
-  });
-  expect(after.claim.installId).not.toBe(oldId);
-  expect(after.slots.a).toEqual({ version: "1.0.0", hashMatches: true });
-  expect(after.journal).toMatchObject({ valid: true, installId: after.claim.installId });
-  expect(after.identity).toMatchObject({ installId: after.claim.installId });
-  expect(after.problems).toEqual([]);
 }
 
 /** The partitions the kernel lists for a loop device (sysfs), by name. */

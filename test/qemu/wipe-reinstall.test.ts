@@ -13,6 +13,7 @@ import { cachedRelease, cachedStick } from "../../image-build/cached-build.ts";
 import { run } from "../../tools/exec.ts";
 import { cli } from "../cli.ts";
 import { contentDigest } from "../disk-files.ts";
+import { expectNewInstall, inspect } from "../inspect-disk.ts";
 import { startVm } from "./harness.ts";
 import { KEYS, MENU_MANIFEST, menuStick, SerialTerminal } from "./menu-screen.ts";
 
@@ -79,30 +80,8 @@ async function ext4Disk(): Promise<string> {
   return disk;
 }
 
-async function inspect(path: string) {
-  const r = await cli(["inspect", "--json", path]);
-  expect(r.code, r.stderr).toBe(0);
-  return JSON.parse(r.stdout);
-}
-
 function seconds(from: number, to: number): string {
   return `${(to - from) / 1000} s`;
-}
-
-// A complete install of leader-1 of testcluster, not the one it replaced.
-async function expectNewInstall(disk: string, oldId: string): Promise<void> {
-  const after = await inspect(disk);
-  expect(after.claim).toMatchObject({
-    cluster: "testcluster",
-    machine: "leader-1",
-    complete: true,
-    copies: 2,
-  });
-  expect(after.claim.installId).not.toBe(oldId);
-  expect(after.slots.a).toEqual({ version: "1.0.0", hashMatches: true });
-  expect(after.journal).toMatchObject({ valid: true, installId: after.claim.installId });
-  expect(after.identity).toMatchObject({ installId: after.claim.installId });
-  expect(after.problems).toEqual([]);
 }
 
 it("wipes and reinstalls leader-1 unattended (liken.wipe=1), and leaves the ext4 disk alone", async () => {
