@@ -58,12 +58,12 @@ describe("a release without nvme, on a machine with a virtio and an NVMe disk", 
     });
 
     await vm.waitFor(/liken-stick: payload \/dev\/sd\w+ verified/, 240_000);
-    expect(await vm.waitFor(/^liken-stick install: (?!warning: )/, 300_000)).toBe(
-      "liken-stick install: no usable disk: /dev/nvme0n1 needs nvme, which the release cannot load at boot (run liken-stick hwreport with the same release: it names the driver and the disks that need it)",
+    expect(await vm.waitFor(/^liken-stick unattended: (?!warning: )/, 300_000)).toBe(
+      "liken-stick unattended: no usable disk: /dev/nvme0n1 needs nvme, which the release cannot load at boot (run liken-stick hwreport with the same release: it names the driver and the disks that need it)",
     );
     // Above the error line, the disks with their verdicts.
     expect(vm.console()).toMatch(/^\/dev\/nvme0n1 .* unsupported +missing-driver:nvme *$/m);
-    await vm.waitFor(/the install as leader-1 failed/, 30_000);
+    await vm.waitFor(/the unattended install as leader-1 did not finish/, 30_000);
     await vm.waitFor(/a shell follows/, 10_000);
     await waitForShell(vm);
 
