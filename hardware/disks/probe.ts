@@ -90,13 +90,7 @@ async function probeDisk(
     ...(backupGpt?.entries ?? []),
     ...mbr,
   ]);
-  const atStarts = await Promise.all(
-    starts.map(async (s) => {
-      if (await looksEmpty(facts, s, bytes?.end)) return [];
-      const what = await probeAt(facts.path, s.start, s.size);
-      return what ? [{ ...what, offset: s.start }] : [];
-    }),
-  ).catch((error: unknown) => {
+  const atStarts = await probeStartsOf(facts, starts, bytes?.end).catch((error: unknown) => {
     failed.add(failure("blkid", error));
     return [];
   });
@@ -142,6 +136,26 @@ function probeStarts(
     .map(([start, size]) => (size === undefined ? { start } : { start, size }));
 }
 
+// blkid at each start where something is there, through one open of the disk.
+async function probeStartsOf(
+  facts: DiskFacts,
+  starts: readonly { start: number; size?: number }[],
+  diskEnd: Buffer | undefined,
+) {
+  const handle = await open(facts.path, constants.O_RDONLY);
+  try {
+    return await Promise.all(
+      starts.map(async (s) => {
+        if (diskEnd && (await looksEmpty(handle, facts, s, diskEnd))) return [];
+        const what = await probeAt(facts.path, s.start, s.size);
+        return what ? [{ ...what, offset: s.start }] : [];
+      }),
+    );
+  } finally {
+    await handle.close();
+  }
+}
+
 // Every place libblkid looks for a format at a start lies in the first 512 KiB after it
 // (ZFS's second label ends there; UFS, UDF, btrfs and ISO 9660 lie below) or in the last
 // 2 MiB before the end of what it probes (RAID metadata: md, DDF, Promise up to 1.5 MiB
@@ -151,22 +165,17 @@ const START_SPAN = 512 * KIB;
 const END_BYTES = 2 * MIB;
 
 async function looksEmpty(
+  handle: FileHandle,
   facts: DiskFacts,
   at: { start: number; size?: number },
-  diskEnd: Buffer | undefined,
+  diskEnd: Buffer,
 ): Promise<boolean> {
-  if (!diskEnd) return false;
-  const handle = await open(facts.path, constants.O_RDONLY);
-  try {
-    const read = (position: number, length: number) =>
-      readFully(handle, facts.path, position, length, facts.size);
-    if (!isZero(await read(at.start, START_SPAN))) return false;
-    if (at.size === undefined) return isZero(diskEnd);
-    const end = at.start + at.size;
-    return isZero(await read(Math.max(at.start, end - END_BYTES), Math.min(at.size, END_BYTES)));
-  } finally {
-    await handle.close();
-  }
+  const read = (position: number, length: number) =>
+    readFully(handle, facts.path, position, length, facts.size);
+  if (!isZero(await read(at.start, START_SPAN))) return false;
+  if (at.size === undefined) return isZero(diskEnd);
+  const end = at.start + at.size;
+  return isZero(await read(Math.max(at.start, end - END_BYTES), Math.min(at.size, END_BYTES)));
 }
 
 /** Where the samples are: spread evenly between the head and the tail, 4 KiB aligned. */
