@@ -291,6 +291,28 @@ describe("rejectionFor", () => {
     expect(r.reason).toBe("Crashed");
   });
 
+  it("is NoBootComplete with the initramfs's reason when the trial never reached its root", () => {
+    const failure = {
+      bootId: OTHER_BOOT_ID,
+      version: "2.0.0",
+      slot: "b" as const,
+      message:
+        "the root of slot b does not mount (verity or erofs): mount: mounting /dev/mapper/liken-root on /root failed: Input/output error",
+    };
+    const r = rejectionFor(rejected, { trial: null, rejection: null }, [], NOW, failure);
+    expect(r).toMatchObject({
+      reason: "NoBootComplete",
+      message:
+        "the trial's initramfs did not reach the root: the root of slot b does not mount (verity or erofs): mount: mounting /dev/mapper/liken-root on /root failed: Input/output error",
+    });
+    // Another release's failure (an older trial) says nothing about this one.
+    const older = rejectionFor(rejected, { trial: null, rejection: null }, [], NOW, {
+      ...failure,
+      version: "1.9.0",
+    });
+    expect(older.message).toMatch(/^the trial boot did not finish its health checks/);
+  });
+
   it("does not blame the trial for a crash of another release, another slot, or before it started", () => {
     const others = [
       crash({ bootId: OTHER_BOOT_ID, release: "1.0.0", slot: "a" }),

@@ -8,6 +8,7 @@ import type {
   BootRecord,
   CrashRecord,
   Entry,
+  InitramfsFailure,
   Rejection,
   RejectionReason,
   Slot,
@@ -133,12 +134,16 @@ export function exhaustedTrials(entries: readonly Entry[], running: Slot): Entry
   return entries.filter((e) => e.triesLeft === 0 && e.slot !== running);
 }
 
-/** Why the trial of `entry` failed: the trial's own record first, then the crash journal. */
+/**
+ * Why the trial of `entry` failed: the trial's own record first, then the crash journal,
+ * then what its initramfs left before it reset the machine (it never reached the root).
+ */
 export function rejectionFor(
   entry: Entry,
   record: BootRecord,
   crashes: readonly CrashRecord[],
   now: string,
+  initramfsFailure: InitramfsFailure | null = null,
 ): Rejection {
   const trial =
     record.trial && record.trial.version === entry.version && record.trial.slot === entry.slot
@@ -168,6 +173,12 @@ export function rejectionFor(
       message: `the kernel crashed: ${panic.replace(/^\[[\s\d.]+\]\s*/, "")}`,
     };
   }
+  if (initramfsFailure?.version === entry.version && initramfsFailure.slot === entry.slot)
+    return {
+      ...base,
+      reason: "NoBootComplete",
+      message: `the trial's initramfs did not reach the root: ${initramfsFailure.message}`,
+    };
   return {
     ...base,
     reason: "NoBootComplete",

@@ -3,8 +3,9 @@
 // and the directory is synced, so an entry is either there whole or not there.
 import { copyFile, mkdir, open, readdir, rename, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { entryText, slotDir } from "../formats/boot-entries.ts";
+import { entryText, type SlotRoot, slotDir } from "../formats/boot-entries.ts";
 import { parseEntryName } from "../formats/entry-name.ts";
+import { requireRelease } from "../formats/release.ts";
 import type { EntryAction } from "./boot-plan.ts";
 import type { Entry, Slot } from "./types.ts";
 
@@ -20,7 +21,11 @@ export async function listEntries(esp: string): Promise<Entry[]> {
   return entries;
 }
 
-/** Applies entry changes in order; `partUuids` gives each slot's root=PARTUUID=. */
+/**
+ * Applies entry changes in order; `partUuids` gives each slot's root=PARTUUID=, and the
+ * slot's release.toml on the ESP its verity root hash (so an entry always names the hash
+ * tree of the release its slot holds).
+ */
 export async function applyEntryActions(
   esp: string,
   actions: readonly EntryAction[],
@@ -32,10 +37,20 @@ export async function applyEntryActions(
     else
       await replaceFile(
         path,
-        entryText(action.slot, action.version, partUuids[action.slot], action.rank),
+        entryText(
+          action.slot,
+          action.version,
+          await slotRoot(esp, action.slot, partUuids[action.slot]),
+          action.rank,
+        ),
       );
     await syncDir(join(esp, ENTRIES));
   }
+}
+
+async function slotRoot(esp: string, slot: Slot, partUuid: string): Promise<SlotRoot> {
+  const release = await requireRelease(join(esp, slotDir(slot)));
+  return { partUuid, verity: release.verity };
 }
 
 /** Forgets what a slot holds (before its partition is written): inspect then reads it empty. */

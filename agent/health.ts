@@ -1,26 +1,27 @@
-// A trial boot's health checks (docs/design.md section 5, step 2): the slot holds the release
-// this kernel came with, byte for byte; the state partition mounted and takes writes; and
-// the release's own check. They run under a deadline, so a check that hangs fails the trial
-// instead of holding it forever.
-import { writeFileSync } from "node:fs";
-import { open } from "node:fs/promises";
+// A trial boot's health checks (docs/rollback.md, What a release's root does): the state
+// partition mounted and takes writes; the root runs from the slot this kernel came with,
+// through dm-verity with the root hash its release.toml names; and every check the release
+// put in /usr/lib/liken/health.d exits 0. They run under one deadline, so a check that
+// hangs fails the trial instead of holding it forever.
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { slotDir } from "../formats/boot-entries.ts";
 import { requireRelease } from "../formats/release.ts";
-import { hashRegion } from "../formats/write-image.ts";
-import type { Partition } from "./machine.ts";
+import { runCheck } from "../tools/health-check.ts";
+import type { VerifiedRoot } from "./machine.ts";
 import type { Slot } from "./types.ts";
 
-export type Fault = "health" | "panic" | "hang";
+/** The release's own checks: executables, run in name order. */
+export const HEALTH_CHECKS = "/usr/lib/liken/health.d";
 
 export interface HealthInput {
   readonly version: string;
   readonly slot: Slot;
-  readonly slotPartition: Partition;
   readonly esp: string;
   /** The state partition is mounted and the trial's record was written to it. */
   readonly stateWritable: boolean;
-  readonly fault: Fault | null;
+  /** What / is mounted from; null when it is not a verity mapping. */
+  readonly root: VerifiedRoot | null;
   readonly deadlineMs: number;
 }
 
@@ -29,56 +30,28 @@ export type HealthResult =
   | { readonly healthy: false; readonly message: string };
 
 export async function checkHealth(input: HealthInput): Promise<HealthResult> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<HealthResult>((resolve) => {
-    timer = setTimeout(
-      () =>
-        resolve({
-          healthy: false,
-          message: `the health checks did not finish within ${input.deadlineMs / 1000} s`,
-        }),
-      input.deadlineMs,
-    );
-  });
-  try {
-    return await Promise.race([checks(input), deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-async function checks(input: HealthInput): Promise<HealthResult> {
+  const started = Date.now();
   const fail = (message: string): HealthResult => ({ healthy: false, message });
   if (!input.stateWritable) return fail("the state partition did not mount or took no writes");
   const release = await requireRelease(join(input.esp, slotDir(input.slot))).catch(() => undefined);
   if (!release) return fail(`slot ${input.slot} has no readable release.toml on the ESP`);
   if (release.version !== input.version)
     return fail(
-      `slot ${input.slot}'s release.toml names ${release.version}, this kernel is ${input.version}`,
+      `slot ${input.slot}'s release.toml names ${release.version}, this root is ${input.version}`,
     );
-  const expected = release.files["rootfs.img"]?.sha256;
-  const handle = await open(input.slotPartition.device, "r");
-  try {
-    const actual = await hashRegion(handle, 0, release.rootfsSize);
-    if (actual !== expected)
-      return fail(
-        `slot ${input.slot} does not hold release ${input.version}: sha256 ${actual}, expected ${expected}`,
-      );
-  } finally {
-    await handle.close();
+  if (!input.root) return fail("the root is not mounted through dm-verity");
+  if (input.root.rootHash !== release.verity.rootHash)
+    return fail(
+      `the root is verified against root hash ${input.root.rootHash}, slot ${input.slot}'s release names ${release.verity.rootHash}`,
+    );
+  const names = (await readdir(HEALTH_CHECKS).catch(() => [] as string[])).sort();
+  for (const name of names) {
+    const left = input.deadlineMs - (Date.now() - started);
+    const result = await runCheck(join(HEALTH_CHECKS, name), Math.max(left, 1));
+    if (result.kind === "timeout")
+      return fail(`the health checks did not finish within ${input.deadlineMs / 1000} s (${name})`);
+    if (result.kind === "failed")
+      return fail(result.lastLine || `health check ${name} exited with code ${result.exitCode}`);
   }
-  return releaseCheck(input.fault);
-}
-
-// The release's own check. Test releases carry a fault (liken-stick release --fault) that
-// makes it fail, crash the kernel or hang, so the QEMU tests can prove each way back.
-async function releaseCheck(fault: Fault | null): Promise<HealthResult> {
-  if (fault === "health")
-    return {
-      healthy: false,
-      message: "the release's own check failed (a test release built with --fault health)",
-    };
-  if (fault === "panic") writeFileSync("/proc/sysrq-trigger", "c");
-  if (fault === "hang") for (;;) {} // the event loop stops: no watchdog ping, no deadline
   return { healthy: true };
 }

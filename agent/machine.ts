@@ -1,11 +1,18 @@
 // What the boot agent reads from and says to the machine it runs on: the consoles, the
-// kernel log, the command line, systemd-boot's variables, the disks' partitions (read from
-// their GPTs, so no tool guesses), and the watchdog.
+// kernel log, the command line, systemd-boot's variables, what the initramfs left, the
+// verified root, the disks' partitions (read from their GPTs, so no tool guesses), and the
+// watchdog.
 import { closeSync, openSync, writeSync } from "node:fs";
-import { open, readdir, readFile } from "node:fs/promises";
+import { open, readdir, readFile, unlink } from "node:fs/promises";
 import { MIB } from "../common/size.ts";
+import {
+  LOADER_GUID,
+  TRIAL_FAILURE_VARIABLE,
+  VERITY_DM_NAME,
+  VERITY_DM_UUID_PREFIX,
+} from "../formats/boot-interface.ts";
 import { parseGpt } from "../formats/gpt.ts";
-import type { Slot } from "./types.ts";
+import type { InitramfsFailure, Slot } from "./types.ts";
 
 const CONSOLES = ["/dev/tty0", "/dev/ttyS0"];
 
@@ -53,15 +60,61 @@ export async function bootId(): Promise<string> {
   return (await readFile("/proc/sys/kernel/random/boot_id", "utf8")).trim();
 }
 
-// systemd-boot's vendor GUID (systemd docs/BOOT_LOADER_INTERFACE.md).
-const LOADER_GUID = "4a67b082-0a4c-41cf-b6c7-440b29bb8c4f";
-
 /** A systemd-boot variable as text, or null: 4 bytes of attributes, then NUL-terminated UTF-16LE. */
 export async function loaderVariable(name: string): Promise<string | null> {
   const raw = await readFile(`/sys/firmware/efi/efivars/${name}-${LOADER_GUID}`).catch(() => null);
   if (!raw || raw.length < 4) return null;
   const text = raw.subarray(4).toString("utf16le").replace(/\0+$/, "");
   return text === "" ? null : text;
+}
+
+const EFIVARS = "/sys/firmware/efi/efivars";
+
+/** Reads and removes the initramfs's failure variable: it is recorded once. */
+export async function takeInitramfsFailure(): Promise<InitramfsFailure | null> {
+  const path = `${EFIVARS}/${TRIAL_FAILURE_VARIABLE}`;
+  const raw = await readFile(path).catch(() => null);
+  if (!raw) return null;
+  await unlink(path).catch(() => undefined);
+  const match = /^(\S+) (\S+) ([ab]) (.*)$/s.exec(raw.subarray(4).toString("utf8").trim());
+  if (!match) return null;
+  const [, bootId, version, slot, message] = match as unknown as [
+    string,
+    string,
+    string,
+    Slot,
+    string,
+  ];
+  return { bootId, version, slot, message };
+}
+
+/** The root as the initramfs mounted it: the verity mapping / runs from, and its root hash. */
+export interface VerifiedRoot {
+  readonly device: string;
+  readonly rootHash: string;
+}
+
+/** The verity mapping that / is mounted from, or null when / is anything else. */
+export async function verifiedRoot(): Promise<VerifiedRoot | null> {
+  const mountinfo = await readFile("/proc/self/mountinfo", "utf8").catch(() => "");
+  // fields: id parent major:minor root mountpoint ...
+  const rootDev = mountinfo
+    .split("\n")
+    .map((l) => l.split(" "))
+    .find((f) => f[4] === "/")?.[2];
+  for (const name of await readdir("/sys/block").catch(() => [] as string[])) {
+    if (!name.startsWith("dm-")) continue;
+    const read = (f: string) =>
+      readFile(`/sys/block/${name}/${f}`, "utf8").then(
+        (t) => t.trim(),
+        () => "",
+      );
+    if ((await read("dm/name")) !== VERITY_DM_NAME || (await read("dev")) !== rootDev) continue;
+    const uuid = await read("dm/uuid");
+    if (!uuid.startsWith(VERITY_DM_UUID_PREFIX)) return null;
+    return { device: `/dev/${name}`, rootHash: uuid.slice(VERITY_DM_UUID_PREFIX.length) };
+  }
+  return null;
 }
 
 export interface Partition {
@@ -133,17 +186,26 @@ export function bootDisk(all: readonly Partition[], rootPartUuid: string) {
 export class Watchdog {
   readonly #fd: number;
   readonly #timer: NodeJS.Timeout;
-  private constructor(fd: number) {
+  private constructor(fd: number, identity: string) {
     this.#fd = fd;
+    this.identity = identity;
     this.#timer = setInterval(() => this.#ping(), 2000);
   }
 
-  static arm(device = "/dev/watchdog"): Watchdog | undefined {
+  /** The watchdog as the kernel names it (`i6300ESB timer`, `Software Watchdog`). */
+  readonly identity: string;
+  static async arm(device = "/dev/watchdog"): Promise<Watchdog | undefined> {
+    let fd: number;
     try {
-      return new Watchdog(openSync(device, "w"));
+      fd = openSync(device, "w");
     } catch {
       return undefined;
     }
+    const identity = await readFile("/sys/class/watchdog/watchdog0/identity", "utf8").then(
+      (t) => t.trim(),
+      () => "unknown",
+    );
+    return new Watchdog(fd, identity);
   }
 
   #ping(): void {

@@ -21,7 +21,7 @@ import {
 import { collectCrashes } from "./collect-crashes.ts";
 import { bootMarker } from "./crash-parse.ts";
 import { applyEntryActions, listEntries } from "./esp.ts";
-import { checkHealth, type Fault } from "./health.ts";
+import { checkHealth } from "./health.ts";
 import {
   bootDisk,
   bootId,
@@ -32,6 +32,9 @@ import {
   partitions,
   say,
   step,
+  takeInitramfsFailure,
+  type VerifiedRoot,
+  verifiedRoot,
   Watchdog,
 } from "./machine.ts";
 import { staging } from "./staging-step.ts";
@@ -53,6 +56,7 @@ import {
   type CrashRecord,
   EMPTY_RECORD,
   type Entry,
+  type InitramfsFailure,
   type Slot,
   type TrialRecord,
 } from "./types.ts";
@@ -84,17 +88,17 @@ interface Boot {
   readonly partUuids: Readonly<Record<Slot, string>>;
   /** A partition labelled LIKEN-UPDATE on any disk (docs/rollback.md, Name the release to run). */
   readonly medium: Partition | undefined;
+  /** The verity mapping / runs from; null when / is not one. */
+  readonly root: VerifiedRoot | null;
 }
 
 async function main(): Promise<number> {
-  const release = JSON.parse(await readFile(RELEASE_FILE, "utf8")) as {
-    version: string;
-    fault: Fault | null;
-  };
+  const release = JSON.parse(await readFile(RELEASE_FILE, "utf8")) as { version: string };
   const boot = await identify(release.version);
   const { id, version, slot, trial } = boot;
   let watchdog: Watchdog | undefined;
   if (trial) watchdog = await beginTrial(boot);
+  const initramfsFailure = await takeInitramfsFailure();
 
   await mkdir(STATE, { recursive: true });
   const stateMounted = await mount(boot.state.device, STATE, "ext4").then(
@@ -122,12 +126,17 @@ async function main(): Promise<number> {
     trial,
     previous: await readPreviousStatus(),
     lastCrash: crashes.newest,
+    root: {
+      partUuid: boot.partUuids[slot],
+      verity: boot.root !== null,
+    },
+    watchdog: watchdog?.identity ?? null,
   };
   let record = (await readRecord()) ?? EMPTY_RECORD;
 
   if (trial) {
     // 2. The trial's health checks: bless, or reject and reset.
-    const assessed = await assessTrial(boot, record, stateMounted, release.fault);
+    const assessed = await assessTrial(boot, record, stateMounted);
     if (!assessed.healthy) {
       await writeStatus(
         machineStatus({
@@ -149,7 +158,7 @@ async function main(): Promise<number> {
     record = assessed.record;
   } else {
     // 3. A rejected trial's bookkeeping.
-    record = await recordRejection(boot, record, crashes.all);
+    record = await recordRejection(boot, record, crashes.all, initramfsFailure);
   }
 
   // 4. Staging.
@@ -247,6 +256,7 @@ async function identify(version: string): Promise<Boot> {
     slots: { a, b },
     partUuids: { a: a.partUuid, b: b.partUuid },
     medium: all.find((p) => p.label === "LIKEN-UPDATE"),
+    root: await verifiedRoot(),
   };
 }
 
@@ -254,8 +264,12 @@ async function identify(version: string): Promise<Boot> {
 // with no tries left before anything else can fail.
 async function beginTrial(boot: Boot): Promise<Watchdog | undefined> {
   await writeFile(TRIAL_MARK, `${boot.version} ${boot.slot}\n`);
-  const watchdog = Watchdog.arm();
-  step(watchdog ? "watchdog armed for the trial" : "no watchdog: a hang in the trial is not reset");
+  const watchdog = await Watchdog.arm();
+  step(
+    watchdog
+      ? `watchdog ${watchdog.identity} pinged by the boot agent for the trial`
+      : "no watchdog: a hang in the trial is not reset",
+  );
   // systemd-boot counts the entry down before it boots it; if it did not, count it here.
   if (boot.entry) await applyEntryActions(ESP, exhaustTrial(boot.entry), boot.partUuids);
   return watchdog;
@@ -271,7 +285,6 @@ async function assessTrial(
   boot: Boot,
   before: BootRecord,
   stateMounted: boolean,
-  fault: Fault | null,
 ): Promise<Assessed> {
   const started: TrialRecord = {
     version: boot.version,
@@ -282,14 +295,13 @@ async function assessTrial(
     message: "",
   };
   const stateWritable = stateMounted && (await saveRecord({ ...before, trial: started }));
-  step("trial: checking the slot, the state partition and the release");
+  step("trial: checking the verified root, the state partition and the release's health checks");
   const health = await checkHealth({
     version: boot.version,
     slot: boot.slot,
-    slotPartition: boot.slots[boot.slot],
     esp: ESP,
     stateWritable,
-    fault,
+    root: boot.root,
     deadlineMs: HEALTH_DEADLINE_MS,
   });
   if (!health.healthy) {
@@ -317,11 +329,12 @@ async function recordRejection(
   boot: Boot,
   record: BootRecord,
   crashes: readonly CrashRecord[],
+  initramfsFailure: InitramfsFailure | null,
 ): Promise<BootRecord> {
   const exhausted = exhaustedTrials(await listEntries(ESP), boot.slot);
   const [rejected] = exhausted;
   if (!rejected) return record;
-  const rejection = rejectionFor(rejected, record, crashes, now());
+  const rejection = rejectionFor(rejected, record, crashes, now(), initramfsFailure);
   await applyEntryActions(
     ESP,
     exhausted.map((e) => ({ op: "remove" as const, fileName: e.fileName })),

@@ -10,8 +10,9 @@ export const ESP = "/run/liken/esp";
 export const STATE = "/state";
 export const UPDATE = "/run/liken/update";
 export const PSTORE = "/sys/fs/pstore";
-/** Marks a trial for /init: an agent that dies during a trial makes /init reset the machine. */
-export const TRIAL_MARK = "/run/liken/trial";
+/** Marks a trial for the root's init: an agent that dies during a trial makes it reset the machine. */
+export { TRIAL_MARK } from "../formats/boot-interface.ts";
+
 const RUN_STATUS = "/run/liken/status.json";
 const STATE_STATUS = join(STATE, "status/status.json");
 const STATE_RECORD = join(STATE, "boot/record.json");

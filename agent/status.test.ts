@@ -20,6 +20,8 @@ function input(over: Partial<StatusInput> = {}): StatusInput {
     rejection: null,
     lastCrash: null,
     previous: null,
+    root: { partUuid: "62b67372-f6f3-8add-9fbd-37c635f1cff0", verity: true },
+    watchdog: null,
     ...over,
   };
 }
@@ -48,7 +50,14 @@ describe("machineStatus", () => {
       phase: "Running",
       version: "1.0.0",
       slot: "a",
-      boot: { slot: "a", version: "1.0.0", trial: false, systemRejection: null },
+      boot: {
+        slot: "a",
+        version: "1.0.0",
+        trial: false,
+        systemRejection: null,
+        root: { partUuid: "62b67372-f6f3-8add-9fbd-37c635f1cff0", verity: true },
+        watchdog: null,
+      },
       lastCrash: null,
       updatedAt: T0,
       bootID: BOOT_ID,
@@ -141,12 +150,17 @@ describe("machineStatus", () => {
     });
   });
 
-  it("marks a trial boot", () => {
-    expect(machineStatus(input({ trial: true, slot: "b", version: "2.0.0" })).boot).toEqual({
+  it("marks a trial boot, with the watchdog that armed it and the root's partition", () => {
+    expect(
+      machineStatus(input({ trial: true, slot: "b", version: "2.0.0", watchdog: "i6300ESB timer" }))
+        .boot,
+    ).toEqual({
       slot: "b",
       version: "2.0.0",
       trial: true,
       systemRejection: null,
+      root: { partUuid: "62b67372-f6f3-8add-9fbd-37c635f1cff0", verity: true },
+      watchdog: "i6300ESB timer",
     });
   });
 });

@@ -29,10 +29,19 @@ export interface MachineStatus {
     /** This boot was a release's one trial. */
     readonly trial: boolean;
     readonly systemRejection: Rejection | null;
+    /** The slot partition the root was mounted from, and whether dm-verity checks its reads. */
+    readonly root: BootRoot;
+    /** The watchdog that armed this trial (the kernel's name for it); null when none did or no trial. */
+    readonly watchdog: string | null;
   };
   readonly lastCrash: CrashRecord | null;
   readonly updatedAt: string;
   readonly bootID: string;
+}
+
+export interface BootRoot {
+  readonly partUuid: string;
+  readonly verity: boolean;
 }
 
 export interface StatusInput {
@@ -50,6 +59,8 @@ export interface StatusInput {
   readonly stagingRejected?: { readonly reason: StagingRejectedReason; readonly message: string };
   readonly lastCrash: CrashRecord | null;
   readonly previous: MachineStatus | null;
+  readonly root: BootRoot;
+  readonly watchdog: string | null;
 }
 
 export function machineStatus(input: StatusInput): MachineStatus {
@@ -115,6 +126,8 @@ export function machineStatus(input: StatusInput): MachineStatus {
       version: input.version,
       trial: input.trial,
       systemRejection: rejection,
+      root: input.root,
+      watchdog: input.watchdog && sanitizeMessage(input.watchdog),
     },
     lastCrash: input.lastCrash && {
       ...input.lastCrash,

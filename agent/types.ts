@@ -48,6 +48,14 @@ export interface Rejection {
   readonly message: string;
 }
 
+/** What a trial's initramfs could not do before it reset the machine (formats/boot-interface.ts). */
+export interface InitramfsFailure {
+  readonly bootId: string;
+  readonly version: string;
+  readonly slot: Slot;
+  readonly message: string;
+}
+
 /** boot/record.json on the state partition: the agent's memory between boots. */
 export interface BootRecord {
   readonly trial: TrialRecord | null;

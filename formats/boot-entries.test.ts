@@ -14,6 +14,8 @@ import {
 import { parseEntryName } from "./entry-name.ts";
 
 const PARTUUID = "62B67372-F6F3-8ADD-9FBD-37C635F1CFF0";
+const ROOT_HASH = "ab".repeat(32);
+const ROOT = { partUuid: PARTUUID, verity: { rootHash: ROOT_HASH, dataBlocks: 1234 } };
 
 interface LoaderEntry {
   readonly fileName: string;
@@ -71,26 +73,26 @@ function entry(
   tries?: { left: number; done: number },
 ) {
   const fileName = entryFileName(slot, version, tries);
-  return loaderEntry(fileName, entryText(slot, version, PARTUUID, rank));
+  return loaderEntry(fileName, entryText(slot, version, ROOT, rank));
 }
 
 describe("entryText", () => {
   it("writes a Boot Loader Specification entry with a version and a sort-key", () => {
-    expect(entryText("b", "2.0.0", PARTUUID, "trial")).toBe(
+    expect(entryText("b", "2.0.0", ROOT, "trial")).toBe(
       [
         "title liken 2.0.0 (slot b, trial)",
         "version 2.0.0",
         "sort-key liken-0-trial",
         "linux /liken/b/vmlinuz",
         "initrd /liken/b/initrd.img",
-        "options root=PARTUUID=62b67372-f6f3-8add-9fbd-37c635f1cff0 ro liken.slot=b console=tty0 console=ttyS0,115200 panic=10",
+        `options root=PARTUUID=62b67372-f6f3-8add-9fbd-37c635f1cff0 ro liken.slot=b liken.verity=${ROOT_HASH}:1234 console=tty0 console=ttyS0,115200 panic=10`,
         "",
       ].join("\n"),
     );
-    expect(entryText("a", "1.0.0", PARTUUID)).toContain(
+    expect(entryText("a", "1.0.0", ROOT)).toContain(
       "title liken 1.0.0 (slot a)\nversion 1.0.0\nsort-key liken-1-proven\n",
     );
-    expect(entryText("a", "1.0.0", PARTUUID, "previous")).toContain(
+    expect(entryText("a", "1.0.0", ROOT, "previous")).toContain(
       "title liken 1.0.0 (slot a, previous)\nversion 1.0.0\nsort-key liken-2-previous\n",
     );
   });
@@ -151,9 +153,9 @@ describe("the rest of the ESP's configuration", () => {
     expect(loaderConf()).not.toMatch(/^default/m);
   });
 
-  it("reboots 10 s after a panic, with the consoles the tests read", () => {
-    expect(kernelOptions("a", PARTUUID)).toBe(
-      "root=PARTUUID=62b67372-f6f3-8add-9fbd-37c635f1cff0 ro liken.slot=a console=tty0 console=ttyS0,115200 panic=10",
+  it("names the slot's partition and its verity root hash, and reboots 10 s after a panic", () => {
+    expect(kernelOptions("a", ROOT)).toBe(
+      `root=PARTUUID=62b67372-f6f3-8add-9fbd-37c635f1cff0 ro liken.slot=a liken.verity=${ROOT_HASH}:1234 console=tty0 console=ttyS0,115200 panic=10`,
     );
   });
 });

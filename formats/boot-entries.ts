@@ -27,12 +27,27 @@ export function slotDir(slot: Slot): string {
   return `liken/${slot}`;
 }
 
+/** What the release's initramfs needs to mount a slot's root: which partition, checked against which hash tree. */
+export interface SlotRoot {
+  readonly partUuid: string;
+  readonly verity: { readonly rootHash: string; readonly dataBlocks: number };
+}
+
 /**
- * Console on the screen and the first serial port (docs/design.md section 3), reboot 10 s
- * after a panic.
+ * The slot's partition and its verity root hash with the block count (where the hash tree
+ * starts); console on the screen and the first serial port (docs/design.md section 3);
+ * reboot 10 s after a panic.
  */
-export function kernelOptions(slot: Slot, rootPartUuid: string): string {
-  return `root=PARTUUID=${rootPartUuid.toLowerCase()} ro liken.slot=${slot} console=tty0 console=ttyS0,115200 panic=10`;
+export function kernelOptions(slot: Slot, root: SlotRoot): string {
+  return [
+    `root=PARTUUID=${root.partUuid.toLowerCase()}`,
+    "ro",
+    `liken.slot=${slot}`,
+    `liken.verity=${root.verity.rootHash}:${root.verity.dataBlocks}`,
+    "console=tty0",
+    "console=ttyS0,115200",
+    "panic=10",
+  ].join(" ");
 }
 
 /**
@@ -52,7 +67,7 @@ export const SORT_KEYS: Readonly<Record<EntryRank, string>> = {
 export function entryText(
   slot: Slot,
   version: string,
-  rootPartUuid: string,
+  root: SlotRoot,
   rank: EntryRank = "proven",
 ): string {
   return [
@@ -61,7 +76,7 @@ export function entryText(
     `sort-key ${SORT_KEYS[rank]}`,
     `linux /${slotDir(slot)}/vmlinuz`,
     `initrd /${slotDir(slot)}/initrd.img`,
-    `options ${kernelOptions(slot, rootPartUuid)}`,
+    `options ${kernelOptions(slot, root)}`,
     "",
   ].join("\n");
 }

@@ -5,12 +5,13 @@ import { createReadStream } from "node:fs";
 import { stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { MIB } from "../common/size.ts";
-import { RELEASE_FILES } from "./release.ts";
+import { RELEASE_FILES, type Verity } from "./release.ts";
 
 export async function writeReleaseToml(
   dir: string,
   version: string,
   kernel: string,
+  verity: Verity,
 ): Promise<void> {
   const lines = [`version = "${version}"`, `kernel = "${kernel}"`, "", "[files]"];
   for (const name of RELEASE_FILES) {
@@ -22,5 +23,11 @@ export async function writeReleaseToml(
       `"${name}" = { sha256 = "${hash.digest("hex")}", size = ${(await stat(path)).size} }`,
     );
   }
+  lines.push(
+    "",
+    "[verity]",
+    `root_hash = "${verity.rootHash}"`,
+    `data_blocks = ${verity.dataBlocks}`,
+  );
   await writeFile(join(dir, "release.toml"), `${lines.join("\n")}\n`);
 }

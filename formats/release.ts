@@ -21,6 +21,17 @@ export interface ReleaseInfo {
   readonly files: Readonly<Record<string, ReleaseFile>>;
   /** Size of rootfs.img: what a slot must hold. */
   readonly rootfsSize: number;
+  readonly verity: Verity;
+}
+
+/**
+ * rootfs.img is an erofs image of `dataBlocks` 4096-byte blocks followed by its dm-verity
+ * hash tree (sha256, no salt, no superblock): the kernel checks every block it reads
+ * against `rootHash`, which the boot entry carries.
+ */
+export interface Verity {
+  readonly rootHash: string;
+  readonly dataBlocks: number;
 }
 
 export const RELEASE_FILES = [
@@ -53,6 +64,7 @@ export async function requireRelease(dir: string): Promise<ReleaseInfo> {
   const version = data.version;
   const kernel = data.kernel;
   const files = data.files as Record<string, { sha256?: unknown; size?: unknown }> | undefined;
+  const verity = data.verity as { root_hash?: unknown; data_blocks?: unknown } | undefined;
   if (
     typeof version !== "string" ||
     typeof kernel !== "string" ||
@@ -61,6 +73,14 @@ export async function requireRelease(dir: string): Promise<ReleaseInfo> {
   ) {
     throw invalid("release.toml lacks version, kernel or [files]");
   }
+  if (
+    typeof verity?.root_hash !== "string" ||
+    !/^[0-9a-f]{64}$/.test(verity.root_hash) ||
+    typeof verity.data_blocks !== "number" ||
+    !Number.isSafeInteger(verity.data_blocks) ||
+    verity.data_blocks <= 0
+  )
+    throw invalid("release.toml has no [verity] root_hash and data_blocks");
   const checked: Record<string, ReleaseFile> = {};
   for (const name of RELEASE_FILES) {
     const f = files[name];
@@ -80,6 +100,7 @@ export async function requireRelease(dir: string): Promise<ReleaseInfo> {
     kernel,
     files: checked,
     rootfsSize: (checked["rootfs.img"] as ReleaseFile).size,
+    verity: { rootHash: verity.root_hash, dataBlocks: verity.data_blocks },
   };
 }
 

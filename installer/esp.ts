@@ -39,7 +39,13 @@ export async function buildEsp(input: EspInput): Promise<void> {
   const loader = join(input.workDir, "loader.conf");
   const entry = join(input.workDir, "entry.conf");
   await writeFile(loader, loaderConf());
-  await writeFile(entry, entryText(input.slot, input.release.version, input.rootPartUuid));
+  await writeFile(
+    entry,
+    entryText(input.slot, input.release.version, {
+      partUuid: input.rootPartUuid,
+      verity: input.release.verity,
+    }),
+  );
   const files: [string, string][] = [
     [join(input.release.dir, "systemd-bootx64.efi"), ESP_LOADER],
     [loader, "loader/loader.conf"],

@@ -3,9 +3,11 @@
 // loader files, and a release.toml with every size and sha256 (docs/design.md section 4).
 // The QEMU tests boot releases that `liken-stick release` builds; these only get written.
 import { createHash } from "node:crypto";
-import { mkdir, rm, truncate, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { Verity } from "../formats/release.ts";
 import { writeReleaseToml } from "../formats/release-toml.ts";
+import { appendVerityTree } from "../image-build/verity-image.ts";
 import { run } from "../tools/exec.ts";
 
 export interface TestReleaseOptions {
@@ -39,6 +41,8 @@ export async function makeTestRelease(dir: string, options: TestReleaseOptions):
     root,
   ]);
   await rm(root, { recursive: true, force: true });
+  const verity = await appendVerityTree(join(dir, "rootfs.img"));
+  await writeFile(join(dir, ".verity.json"), JSON.stringify(verity));
   if (options.rootfsSize) await truncate(join(dir, "rootfs.img"), options.rootfsSize);
   await writeFile(join(dir, "vmlinuz"), noise(`kernel-${options.version}`, 64 * 1024));
   await writeFile(join(dir, "initrd.img"), noise(`initrd-${options.version}`, 32 * 1024));
@@ -53,7 +57,8 @@ export async function makeTestRelease(dir: string, options: TestReleaseOptions):
 
 /** Writes release.toml for the files in `dir` as they are now. */
 export async function writeReleaseTomlFor(dir: string, version: string): Promise<void> {
-  await writeReleaseToml(dir, version, "6.1.0-test-amd64");
+  const verity = JSON.parse(await readFile(join(dir, ".verity.json"), "utf8")) as Verity;
+  await writeReleaseToml(dir, version, "6.1.0-test-amd64", verity);
 }
 
 // Deterministic bytes that do not compress: SHA-256 in counter mode.

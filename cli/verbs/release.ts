@@ -3,9 +3,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { usageError } from "../../common/errors.ts";
+import { RELEASE_FAULTS as FAULTS } from "../../image-build/release/faults.ts";
 import type { Verb } from "../verb.ts";
-
-const FAULTS = ["health", "panic", "hang"] as const;
 
 export const releaseVerb: Verb = {
   words: ["release"],
@@ -15,13 +14,17 @@ export const releaseVerb: Verb = {
   summary: "build an installable release",
   description: `
 Builds release V into DIR from the pinned Debian inputs (image-build/packages.lock.json):
-vmlinuz, initrd.img (the boot agent and the modules the boot path can load),
-rootfs.img (erofs), systemd-bootx64.efi, boot-modules.json and release.toml with
-the size and sha256 of each file. Two builds from the same inputs are
+vmlinuz, initrd.img (finds the slot, checks it with dm-verity and switches to
+its root), rootfs.img (erofs with its verity hash tree: the boot agent, Node.js,
+the root's init and health checks), systemd-bootx64.efi, boot-modules.json and
+release.toml with the size and sha256 of each file and the verity root hash. Two builds from the same inputs are
 byte-identical (SOURCE_DATE_EPOCH sets every timestamp).
 
 For tests: --without-module leaves a module (and what needs it) out of the boot
-path; --fault makes the release fail its health check, crash its kernel, or hang.`,
+path; --fault makes the release fail on purpose: health (a health check fails),
+panic (the kernel crashes during the health checks), hang (the root stops before
+the watchdog is pinged), root (the root's init exits), verity (one byte of the
+root changed after its hash tree was made).`,
   options: [
     {
       name: "version",
@@ -41,7 +44,7 @@ path; --fault makes the release fail its health check, crash its kernel, or hang
       name: "fault",
       type: "string",
       value: "KIND",
-      summary: "health, panic or hang: a release that fails on purpose",
+      summary: "health, panic, hang, root or verity: a release that fails on purpose",
     },
   ],
   async run(args, io) {

@@ -1,11 +1,14 @@
 // `liken-stick release`: builds an installable release (docs/design.md section 4) from the pinned
-// Debian inputs: the kernel, an initramfs holding the boot agent and the modules the boot
-// path may load, the root filesystem image (erofs), systemd-boot, boot-modules.json and
-// release.toml. Test releases take fault knobs and can leave modules out.
+// Debian inputs: the kernel; a small initramfs that finds the slot, maps it through
+// dm-verity and switch_roots into it; the root filesystem image (erofs with its verity hash
+// tree) holding the boot agent, Node.js and the root's init and health checks;
+// systemd-boot, boot-modules.json and release.toml. Test releases take fault knobs and can
+// leave modules out.
 import { createCipheriv, createHash } from "node:crypto";
-import { copyFile, mkdir, rm, writeFile } from "node:fs/promises";
+import { chmod, copyFile, mkdir, open, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { MIB } from "../../common/size.ts";
+import type { Verity } from "../../formats/release.ts";
 import { writeReleaseToml } from "../../formats/release-toml.ts";
 import { makeErofs } from "../../tools/mkfs-erofs.ts";
 import { bundleAgent } from "../bundle.ts";
@@ -13,13 +16,19 @@ import { copyFromRoot } from "../copy-from-root.ts";
 import { buildInitramfs } from "../initramfs.ts";
 import { requireNodeBinary, resolveLibraries } from "../inputs/index.ts";
 import { installModules } from "../modules-install.ts";
-import { requireUnpackedInputs } from "../unpacked.ts";
+import { requireUnpackedInputs, type UnpackedInputs } from "../unpacked.ts";
+import { appendVerityTree } from "../verity-image.ts";
+import type { ReleaseFault } from "./faults.ts";
 import { releaseInit } from "./init-script.ts";
+import { rootInit } from "./root-init.ts";
 
-/** The disk drivers /init loads before it looks for the state partition. */
+/** The disk drivers /init loads at once before it looks for the slot. */
 const STORAGE_MODULES = ["virtio_pci", "virtio_blk", "virtio_scsi", "nvme", "ahci", "sd_mod"];
 
-/** What the installed machine's initramfs can load: its disks, its state, its crash records, its watchdog. */
+/**
+ * What the installed machine's initramfs can load: its disks, the verified root, its state,
+ * its crash records and the watchdogs of the machines it may run on.
+ */
 export const RELEASE_MODULES = [
   "virtio_pci",
   "virtio_blk",
@@ -27,12 +36,24 @@ export const RELEASE_MODULES = [
   "nvme",
   "ahci",
   "sd_mod",
+  "dm_mod",
+  "dm_verity",
   "ext4",
   "crc32c_generic", // ext4 asks the crypto API for crc32c at mount
   "erofs",
   "efivarfs",
   "efi_pstore",
+  // watchdogs, loaded by modalias (softdog when none matches): QEMU's i6300esb, Intel's
+  // TCO (through lpc_ich), AMD's, the ACPI WDAT table's, and IPMI's on servers with a BMC
   "i6300esb",
+  "lpc_ich",
+  "iTCO_wdt",
+  "sp5100_tco",
+  "wdat_wdt",
+  "ipmi_si",
+  "ipmi_devintf",
+  "ipmi_watchdog",
+  "softdog",
   // the boot agent mounts the ESP to bless, reject and stage entries
   "vfat",
   "nls_cp437",
@@ -40,11 +61,14 @@ export const RELEASE_MODULES = [
   "nls_utf8",
 ];
 
+/** The initramfs's tools beside busybox: blkid finds a partition by PARTUUID, dmsetup maps verity. */
+const INITRAMFS_TOOLS = ["sbin/blkid", "sbin/dmsetup"];
+
 export interface ReleaseOptions {
   readonly version: string;
   readonly out: string;
   readonly withoutModules?: readonly string[];
-  readonly fault?: "health" | "panic" | "hang";
+  readonly fault?: ReleaseFault;
   /** MiB of deterministic noise in the root filesystem: a release whose slot write takes a while (the power-loss test). */
   readonly noiseMiB?: number;
   /** Every timestamp in the outputs (SOURCE_DATE_EPOCH). */
@@ -60,38 +84,54 @@ export async function buildRelease(o: ReleaseOptions): Promise<void> {
   await rm(tree, { recursive: true, force: true });
   await mkdir(join(tree, "bin"), { recursive: true });
   await copyFile(inputs.busybox, join(tree, "bin", "busybox"));
-  await writeFile(join(tree, "init"), releaseInit(STORAGE_MODULES), { mode: 0o755 });
-  await installAgent(tree, { version: o.version, fault: o.fault ?? null }, inputs.root);
+  await installTools(inputs, tree, INITRAMFS_TOOLS);
+  await writeFile(join(tree, "init"), releaseInit(o.version, STORAGE_MODULES), { mode: 0o755 });
   const modules = await installModules(inputs, tree, RELEASE_MODULES, o.withoutModules ?? []);
   await buildInitramfs(tree, join(o.out, "initrd.img"), o.epoch, join(o.workDir, "initrd.cpio"));
 
   await copyFile(inputs.vmlinuz, join(o.out, "vmlinuz"));
   await copyFile(inputs.systemdBoot, join(o.out, "systemd-bootx64.efi"));
   await writeFile(join(o.out, "boot-modules.json"), `${JSON.stringify(modules, null, 2)}\n`);
-  await buildRootfs(o, join(o.workDir, "rootfs-tree"));
-  await writeReleaseToml(o.out, o.version, inputs.kernelVersion);
+  const verity = await buildRootfs(o, inputs, join(o.workDir, "rootfs-tree"));
+  await writeReleaseToml(o.out, o.version, inputs.kernelVersion, verity);
 }
 
-// The boot agent: Node.js with the libraries it loads, the bundle, and what the release is.
-async function installAgent(
+async function installTools(
+  inputs: UnpackedInputs,
   tree: string,
-  release: { version: string; fault: string | null },
-  root: string,
+  tools: readonly string[],
 ): Promise<void> {
-  const node = await requireNodeBinary();
-  await mkdir(join(tree, "usr/bin"), { recursive: true });
-  await mkdir(join(tree, "usr/lib/liken"), { recursive: true });
-  await mkdir(join(tree, "etc/liken"), { recursive: true });
-  await copyFile(node, join(tree, "usr/bin/node"));
-  await copyFile(await bundleAgent(), join(tree, "usr/lib/liken/agent.mjs"));
-  await writeFile(join(tree, "etc/liken/release.json"), `${JSON.stringify(release)}\n`);
-  for (const path of await resolveLibraries([node], root)) await copyFromRoot(root, path, tree);
+  const paths = tools.map((t) => join(inputs.root, t));
+  for (const path of [...paths, ...(await resolveLibraries(paths, inputs.root))])
+    await copyFromRoot(inputs.root, path, tree);
 }
 
-async function buildRootfs(o: ReleaseOptions, tree: string): Promise<void> {
+// The root: busybox, Node.js with its libraries, the boot agent, the init and the health
+// checks, the folders the boot mounts things on. Its verity hash tree goes after it.
+async function buildRootfs(
+  o: ReleaseOptions,
+  inputs: UnpackedInputs,
+  tree: string,
+): Promise<Verity> {
   await rm(tree, { recursive: true, force: true });
-  await mkdir(join(tree, "etc"), { recursive: true });
-  await mkdir(join(tree, "usr/lib/liken"), { recursive: true });
+  for (const dir of ["bin", "sbin", "etc/liken", "dev", "proc", "sys", "run", "tmp", "state"])
+    await mkdir(join(tree, dir), { recursive: true });
+  await mkdir(join(tree, "usr/lib/liken/health.d"), { recursive: true });
+  await mkdir(join(tree, "usr/bin"), { recursive: true });
+  await copyFile(inputs.busybox, join(tree, "bin", "busybox"));
+  await writeFile(join(tree, "sbin/init"), rootInit(o.fault ?? null), { mode: 0o755 });
+  const node = await requireNodeBinary();
+  await copyFile(node, join(tree, "usr/bin/node"));
+  await chmod(join(tree, "usr/bin/node"), 0o755);
+  for (const path of await resolveLibraries([node], inputs.root))
+    await copyFromRoot(inputs.root, path, tree);
+  await copyFile(await bundleAgent(), join(tree, "usr/lib/liken/agent.mjs"));
+  await writeFile(
+    join(tree, "etc/liken/release.json"),
+    `${JSON.stringify({ version: o.version })}\n`,
+  );
+  for (const [name, text] of healthChecks(o.fault ?? null))
+    await writeFile(join(tree, "usr/lib/liken/health.d", name), text, { mode: 0o755 });
   const osRelease = [
     `NAME="liken"`,
     "ID=liken",
@@ -104,12 +144,49 @@ async function buildRootfs(o: ReleaseOptions, tree: string): Promise<void> {
   await writeFile(join(tree, "usr/lib/liken/version"), `${o.version}\n`);
   if (o.noiseMiB)
     await writeFile(join(tree, "usr/lib/liken/noise.bin"), noise(o.version, o.noiseMiB));
-  await rm(join(o.out, "rootfs.img"), { force: true });
-  await makeErofs(join(o.out, "rootfs.img"), tree, {
+  const image = join(o.out, "rootfs.img");
+  await rm(image, { force: true });
+  await makeErofs(image, tree, {
     epoch: o.epoch,
     uuid: versionUuid(o.version),
     compress: !o.noiseMiB,
   });
+  const verity = await appendVerityTree(image);
+  // One changed byte in the first data block, after its hash went into the tree: the
+  // installer's and the staging's sha256 of rootfs.img hold, dm-verity refuses the block.
+  if (o.fault === "verity") await flipByte(image, 0);
+  return verity;
+}
+
+// The test release's health checks (docs/rollback.md, What a release's root does): each
+// executable in health.d exits 0 when healthy; its last line of output says why not.
+function healthChecks(fault: ReleaseFault | null): [string, string][] {
+  const checks: [string, string][] = [
+    [
+      "10-os-release",
+      "#!/bin/busybox sh\ngrep -q '^ID=liken$' /usr/lib/os-release || { echo 'the root has no liken os-release'; exit 1; }\n",
+    ],
+  ];
+  if (fault === "health")
+    checks.push([
+      "50-fault",
+      '#!/bin/busybox sh\necho "the release\'s own check failed (a test release built with --fault health)"\nexit 1\n',
+    ]);
+  if (fault === "panic")
+    checks.push(["50-fault", "#!/bin/busybox sh\necho c > /proc/sysrq-trigger\n"]);
+  return checks;
+}
+
+async function flipByte(path: string, offset: number): Promise<void> {
+  const handle = await open(path, "r+");
+  try {
+    const byte = Buffer.alloc(1);
+    await handle.read(byte, 0, 1, offset);
+    byte[0] = (byte[0] ?? 0) ^ 0xff;
+    await handle.write(byte, 0, 1, offset);
+  } finally {
+    await handle.close();
+  }
 }
 
 // AES-CTR over zeros, keyed by the version: incompressible, and the same bytes every build.

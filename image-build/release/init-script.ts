@@ -1,18 +1,27 @@
-// The /init of a release's initramfs. It brings the machine up far enough for the boot
-// agent (agent/main.ts, run by Node.js): the kernel's filesystems, the drivers the hardware
-// asks for (until the state partition's disk shows), efivarfs, efi-pstore and the watchdog.
-// It then runs the agent and acts on how it ended: done, hold the console, or (during a
-// trial, or when the agent itself failed in one) reset, so a trial never hangs.
+// The /init of a release's initramfs: it finds the slot the boot entry names, maps it
+// through dm-verity with the entry's root hash, mounts the root read-only and switch_roots
+// into the root's /sbin/init (docs/rollback.md, What a release's root does). During a
+// trial a watchdog is armed in its first lines, and every failure resets the machine; on
+// the proven slot a failure holds the console with what to do, so a machine never loops.
+import {
+  LOADER_GUID,
+  TRIAL_FAILURE_VARIABLE,
+  TRIAL_MARK,
+  VERITY_DM_NAME,
+  VERITY_DM_UUID_PREFIX,
+} from "../../formats/boot-interface.ts";
 
 /** i6300esb's two stages each last the heartbeat: a hung trial resets after about 2 x 15 s. */
 export const WATCHDOG_HEARTBEAT_S = 15;
+/** softdog, the floor when the hardware has no watchdog: the same 30 s. */
+export const SOFTDOG_MARGIN_S = 30;
 
-export function releaseInit(storageModules: readonly string[]): string {
+export function releaseInit(version: string, storageModules: readonly string[]): string {
   const storage = storageModules.join(" ");
   return `#!/bin/busybox sh
 /bin/busybox --install -s /bin
-export PATH=/bin:/usr/bin
-mkdir -p /proc /sys /dev /run /state /tmp
+export PATH=/bin:/sbin
+mkdir -p /proc /sys /dev /run /root
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
@@ -20,9 +29,15 @@ mount -t tmpfs -o mode=0755 tmpfs /run
 mkdir -p /run/liken
 # The kernel loads modules it needs itself (crc32c for ext4) through this helper.
 echo /bin/modprobe > /proc/sys/kernel/modprobe
+version=${version}
 
 say() {
   for c in /dev/tty0 /dev/ttyS0; do [ -c "$c" ] && echo "$*" > "$c" 2>/dev/null; done
+}
+
+# Into the kernel's log at debug level: not on the console twice, but in a crash record.
+klog() {
+  echo "<7>$*" > /dev/kmsg 2>/dev/null
 }
 
 hold() {
@@ -30,47 +45,87 @@ hold() {
   while :; do sleep 3600; done
 }
 
-reset_after() {
-  say "liken: resetting in $1 s"
-  sleep "$1"
-  sync
-  reboot -f
+# A trial resets; the proven slot holds with the reason and what to do.
+fail() {
+  say "liken: $1"
+  klog "liken: initramfs: $1"
+  if [ -n "$trial" ]; then
+    printf '\\007\\000\\000\\000%s' "$boot_id $version $slot $1" > /run/liken/failure
+    cat /run/liken/failure > /sys/firmware/efi/efivars/${TRIAL_FAILURE_VARIABLE} 2>/dev/null
+    say "liken: the trial of $version cannot boot; resetting in 10 s, the machine returns to its proven slot"
+    sleep 10
+    reboot -f
+  fi
+  say "liken: $2"
   hold
 }
 
-modprobe -qa efivarfs efi_pstore ext4 erofs vfat nls_cp437 nls_ascii nls_utf8 2>/dev/null
-modprobe -q i6300esb heartbeat=${WATCHDOG_HEARTBEAT_S} 2>/dev/null
+for word in $(cat /proc/cmdline); do
+  case "$word" in
+    root=PARTUUID=*) partuuid="\${word#root=PARTUUID=}" ;;
+    liken.slot=*) slot="\${word#liken.slot=}" ;;
+    liken.verity=*) verity="\${word#liken.verity=}" ;;
+  esac
+done
+boot_id=$(cat /proc/sys/kernel/random/boot_id)
+
+modprobe -qa efivarfs efi_pstore 2>/dev/null
 mount -t efivarfs efivarfs /sys/firmware/efi/efivars 2>/dev/null
+# systemd-boot sets LoaderBootCountPath only when it counted the entry down: a trial.
+trial=
+[ -e /sys/firmware/efi/efivars/LoaderBootCountPath-${LOADER_GUID} ] && trial=1
+klog "liken: boot $boot_id release $version slot $slot\${trial:+ trial}"
 
-# The storage drivers the release has, loaded at once: far faster under emulation than
-# reading every modalias, and enough for the disks the boot path supports.
-modprobe -qa ${storage} 2>/dev/null
-found=
-for wait in $(seq 1 25); do
-  grep -qsx PARTNAME=liken-state /sys/class/block/*/uevent && found=1 && break
-  sleep 0.2
-done
-# Otherwise drivers for the hardware present, by modalias, in rounds: a bus driver
-# (virtio_pci, ahci) brings new devices whose modalias asks for the next driver.
-for round in $(seq 1 50); do
-  [ -n "$found" ] && break
-  find /sys/devices -name modalias -exec cat {} + 2>/dev/null | sort -u | xargs modprobe -qa 2>/dev/null
-  grep -qsx PARTNAME=liken-state /sys/class/block/*/uevent && found=1 && break
-  sleep 0.2
-done
-[ -n "$found" ] || { say "liken: no partition named liken-state: the disk or its driver is missing (run the hardware report from the stick)"; hold; }
-
-node /usr/lib/liken/agent.mjs
-rc=$?
-case $rc in
-  0) while :; do sleep 3600; done ;;
-  3) hold ;;
-esac
-if [ -e /run/liken/trial ]; then
-  say "liken: the boot agent ended with code $rc during a trial"
-  reset_after 10
+if [ -n "$trial" ]; then
+  echo "$version $slot" > ${TRIAL_MARK}
+  # The hardware's watchdog by modalias (two rounds: lpc_ich brings iTCO_wdt's device),
+  # softdog when there is none. Opened, pinged and closed without the magic V, it keeps
+  # running: nothing pings it until the root's boot agent takes it over.
+  for round in 1 2; do
+    find /sys/devices -name modalias -exec cat {} + 2>/dev/null | sort -u | xargs modprobe -qa 2>/dev/null
+  done
+  [ -e /sys/firmware/dmi/entries/38-0 ] && modprobe -qa ipmi_si ipmi_devintf ipmi_watchdog 2>/dev/null
+  [ -e /dev/watchdog ] || modprobe -q softdog soft_margin=${SOFTDOG_MARGIN_S} 2>/dev/null
+  if echo k > /dev/watchdog 2>/dev/null; then
+    say "liken: watchdog $(cat /sys/class/watchdog/watchdog0/identity 2>/dev/null) armed for the trial of $version"
+  else
+    say "liken: no watchdog could be armed: a hang in this trial is not reset"
+  fi
 fi
-say "liken: the boot agent ended with code $rc"
-hold
+
+[ -n "$partuuid" ] && [ -n "$slot" ] && [ -n "$verity" ] ||
+  fail "the boot entry names no root=PARTUUID=, liken.slot= or liken.verity=" "boot the stick and select wipe and reinstall"
+
+# The storage drivers the release has, at once (far faster under emulation than reading
+# every modalias), then by modalias in rounds: a bus driver (virtio_pci, ahci) brings new
+# devices whose modalias asks for the next driver.
+modprobe -qa ${storage} dm_mod dm_verity erofs ext4 vfat nls_cp437 nls_ascii nls_utf8 2>/dev/null
+device=
+for round in $(seq 1 75); do
+  device=$(blkid -c /dev/null -l -o device -t PARTUUID="$partuuid" 2>/dev/null)
+  [ -n "$device" ] && break
+  [ $((round % 5)) -eq 0 ] &&
+    find /sys/devices -name modalias -exec cat {} + 2>/dev/null | sort -u | xargs modprobe -qa 2>/dev/null
+  sleep 0.2
+done
+[ -n "$device" ] ||
+  fail "no partition PARTUUID=$partuuid (slot $slot): the disk or its driver is missing" "run the hardware report from the stick"
+
+# Every block the root reads is checked against the entry's root hash: the hash tree
+# follows the data blocks in the slot (docs/install.md, The slots).
+root_hash="\${verity%%:*}"
+blocks="\${verity##*:}"
+DM_DISABLE_UDEV=1 dmsetup create ${VERITY_DM_NAME} --readonly --noudevsync --uuid "${VERITY_DM_UUID_PREFIX}$root_hash" \\
+  --table "0 $((blocks * 8)) verity 1 $device $device 4096 4096 $blocks $blocks sha256 $root_hash -" 2>/run/liken/dmsetup.err ||
+  fail "slot $slot ($device) does not map through dm-verity: $(tail -n 1 /run/liken/dmsetup.err)" "boot the stick and select wipe and reinstall"
+mount -t erofs -o ro /dev/mapper/${VERITY_DM_NAME} /root 2>/run/liken/mount.err ||
+  fail "the root of slot $slot does not mount (verity or erofs): $(tail -n 1 /run/liken/mount.err)" "boot the stick and select wipe and reinstall"
+[ -x /root/sbin/init ] ||
+  fail "the root of slot $slot has no /sbin/init" "boot the stick and select wipe and reinstall"
+
+say "liken: slot $slot verified by dm-verity, switching to its root"
+[ -n "$trial" ] && echo k > /dev/watchdog 2>/dev/null
+for m in /dev /proc /sys /run; do mount -o move "$m" "/root$m"; done
+exec switch_root /root /sbin/init
 `;
 }

@@ -78,7 +78,7 @@ export async function updateMedium(
 /** The installed disk first in the boot order, an update medium (or none) behind it; QEMU starts again after each reboot. */
 export function bootMachine(
   disk: string,
-  options: { medium?: string; varsFrom?: string; expectPanic?: boolean } = {},
+  options: { medium?: string; varsFrom?: string; expectPanic?: boolean; watchdog?: boolean } = {},
 ): Promise<Vm> {
   const { medium, ...rest } = options;
   return startVm({
@@ -113,7 +113,10 @@ export interface Inspected {
         readonly slot: string;
         readonly reason: string;
         readonly attempts: number;
+        readonly message: string;
       } | null;
+      readonly root: { readonly partUuid: string; readonly verity: boolean };
+      readonly watchdog: string | null;
     };
     readonly lastCrash: {
       readonly release: string;

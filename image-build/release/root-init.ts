@@ -1,0 +1,50 @@
+// The /sbin/init of the project's test release root (docs/rollback.md, What a release's
+// root does): it makes the root's runtime folders, runs the liken boot agent (which arms
+// the trial's watchdog, runs the root's health checks in /usr/lib/liken/health.d, blesses
+// or rejects, stages and writes the status) and acts on how it ended. A real release's
+// root does the same from its own init (a systemd root: docs/rollback.md).
+//
+// Fault knobs (liken-stick release --fault) that live in the root: `root` makes init exit
+// (PID 1 dying panics the kernel), `hang` stops the root before anything pings the watchdog.
+import type { ReleaseFault } from "./faults.ts";
+
+export function rootInit(fault: ReleaseFault | null): string {
+  return `#!/bin/busybox sh
+/bin/busybox mkdir -p /run/bin
+/bin/busybox --install -s /run/bin
+export PATH=/run/bin:/usr/bin
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+
+say() {
+  for c in /dev/tty0 /dev/ttyS0; do [ -c "$c" ] && echo "$*" > "$c" 2>/dev/null; done
+}
+
+hold() {
+  say "liken: the boot holds here; power the machine off"
+  while :; do sleep 3600; done
+}
+${faultLines(fault)}
+node /usr/lib/liken/agent.mjs
+rc=$?
+case $rc in
+  0) while :; do sleep 3600; done ;;
+  3) hold ;;
+esac
+if [ -e /run/liken/trial ]; then
+  say "liken: the boot agent ended with code $rc during a trial; resetting in 10 s"
+  sleep 10
+  sync
+  reboot -f
+fi
+say "liken: the boot agent ended with code $rc"
+hold
+`;
+}
+
+function faultLines(fault: ReleaseFault | null): string {
+  if (fault === "root")
+    return `say "liken: the root's init exits (a test release built with --fault root)"\nexit 1\n`;
+  if (fault === "hang")
+    return `say "liken: the root hangs (a test release built with --fault hang)"\nwhile :; do :; done\n`;
+  return "";
+}
