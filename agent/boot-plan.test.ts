@@ -355,7 +355,7 @@ describe("rejectionFor", () => {
 describe("decideStaging", () => {
   const spec = (version: string, source: string | null = `releases/${version}`): SpecReading => ({
     kind: "spec",
-    spec: { version, source },
+    spec: { version, source, rebootNow: false, storage: [] },
   });
   const running = { slot: "a" as Slot, version: "1.0.0" };
   const rejection: Rejection = {
@@ -366,6 +366,38 @@ describe("decideStaging", () => {
     time: "2026-12-01T05:00:00Z",
     message: "the kernel crashed",
   };
+
+  it("refuses a spec whose storage role is smaller than its partition, giving both sizes", () => {
+    const shrunk: SpecReading = {
+      kind: "spec",
+      spec: {
+        version: "2.0.0",
+        source: "releases/2.0.0",
+        rebootNow: false,
+        storage: [
+          { role: "data", size: 512 * 1024 * 1024 },
+          { role: "scratch", size: "rest" },
+        ],
+      },
+    };
+    const storage = [
+      { role: "data", disk: "vdb", size: 1024 * 1024 * 1024 },
+      { role: "scratch", disk: "vda", size: 3 * 1024 * 1024 * 1024 },
+    ];
+    expect(
+      decideStaging({ spec: shrunk, running, entries: [], rejection: null, storage }).staging,
+    ).toEqual({
+      kind: "refused",
+      reason: "StorageShrink",
+      message:
+        "storage role data is 512MiB in the spec and 1GiB on disk vdb (partition liken-data): set the role's size in the spec to 1GiB or more, or reinstall the machine with the new layout",
+    });
+    const grown = storage.map((p) => (p.role === "data" ? { ...p, size: 256 * 1024 * 1024 } : p));
+    expect(
+      decideStaging({ spec: shrunk, running, entries: [], rejection: null, storage: grown })
+        .staging.kind,
+    ).toBe("stage");
+  });
 
   it("does nothing without a spec", () => {
     expect(
@@ -575,7 +607,10 @@ describe("properties", () => {
             spec:
               target === null
                 ? { kind: "none" }
-                : { kind: "spec", spec: { version: target, source: null } },
+                : {
+                    kind: "spec",
+                    spec: { version: target, source: null, rebootNow: false, storage: [] },
+                  },
             running: { slot: runningSlot, version: runningVersion },
             entries: es,
             rejection:

@@ -2,6 +2,7 @@
 // which entry booted and whether it is a trial, what to do with the entries on the ESP, why
 // a trial was rejected, and whether the spec's release is staged. The agent (main.ts) does
 // the reading and the writing; everything it decides is decided here.
+import { formatSize } from "../common/size.ts";
 import type { EntryRank } from "../formats/boot-entries.ts";
 import { parseEntryName } from "../formats/entry-name.ts";
 import type {
@@ -206,12 +207,20 @@ export type SpecReading =
   | { readonly kind: "invalid"; readonly message: string }
   | { readonly kind: "spec"; readonly spec: Spec };
 
+/** A storage role's partition on this machine's disks: `liken-<role>`. */
+export interface StoragePartition {
+  readonly role: string;
+  readonly disk: string;
+  readonly size: number;
+}
+
 /** Step 4: whether the spec's release goes into the other slot (the running one is never written). */
 export function decideStaging(input: {
   readonly spec: SpecReading;
   readonly running: { readonly slot: Slot; readonly version: string };
   readonly entries: readonly Entry[];
   readonly rejection: Rejection | null;
+  readonly storage?: readonly StoragePartition[];
 }): { staging: StagingDecision; actions: EntryAction[] } {
   const { spec, running, entries, rejection } = input;
   const other = otherSlot(running.slot);
@@ -237,6 +246,12 @@ export function decideStaging(input: {
         reason: "VersionRejected",
         message: `release ${target} failed its trial boot (${rejection.reason}); set spec.version to a different release`,
       },
+      actions: unstage(),
+    };
+  const shrink = storageShrink(spec.spec, input.storage ?? []);
+  if (shrink)
+    return {
+      staging: { kind: "refused", reason: "StorageShrink", message: shrink },
       actions: unstage(),
     };
   if (pending.some((e) => e.version === target))
@@ -267,6 +282,18 @@ export function decideStaging(input: {
     },
     actions: [],
   };
+}
+
+// A role the spec makes smaller than its partition: the release would expect less than the
+// disk holds (a reinstallation with another layout), and a partition never shrinks in place.
+function storageShrink(spec: Spec, partitions: readonly StoragePartition[]): string | null {
+  for (const role of spec.storage) {
+    if (role.size === "rest") continue;
+    const on = partitions.find((p) => p.role === role.role);
+    if (on && role.size < on.size)
+      return `storage role ${role.role} is ${formatSize(role.size)} in the spec and ${formatSize(on.size)} on disk ${on.disk} (partition liken-${role.role}): set the role's size in the spec to ${formatSize(on.size)} or more, or reinstall the machine with the new layout`;
+  }
+  return null;
 }
 
 /** The entry a staged release gets: one try, fixed-width counter (the FAT name keeps its length). */

@@ -17,6 +17,7 @@ import {
   identifyBoot,
   otherSlot,
   rejectionFor,
+  type StoragePartition,
 } from "./boot-plan.ts";
 import { collectCrashes } from "./collect-crashes.ts";
 import { bootMarker } from "./crash-parse.ts";
@@ -90,6 +91,9 @@ interface Boot {
   readonly medium: Partition | undefined;
   /** The verity mapping / runs from; null when / is not one. */
   readonly root: VerifiedRoot | null;
+  readonly storage: readonly StoragePartition[];
+  /** The disks holding this install's partitions (the boot disk and its storage disks). */
+  readonly disks: readonly string[];
 }
 
 async function main(): Promise<number> {
@@ -170,6 +174,8 @@ async function main(): Promise<number> {
     partUuids: boot.partUuids,
     slots: boot.slots,
     medium: boot.medium,
+    storage: boot.storage,
+    disks: boot.disks,
   });
   const statusInput: StatusInput = {
     ...base,
@@ -178,7 +184,7 @@ async function main(): Promise<number> {
     rejection: record.rejection,
     ...staged.status,
   };
-  if (staged.reboot && (await rebootPolicy()) === "Automatic") {
+  if (staged.reboot && (staged.rebootNow || (await rebootPolicy()) === "Automatic")) {
     await writeStatus(machineStatus({ ...statusInput, phase: "Rebooting" }), true);
     watchdog?.disarm();
     step(
@@ -187,6 +193,11 @@ async function main(): Promise<number> {
     await rebootCleanly();
     return HOLD;
   }
+
+  if (staged.reboot)
+    step(
+      `${staged.reboot.version} is staged in slot ${staged.reboot.slot} and boots once as a trial at the next reboot (reboot_policy Manual)`,
+    );
 
   // 5. The status document.
   await writeStatus(
@@ -257,7 +268,18 @@ async function identify(version: string): Promise<Boot> {
     partUuids: { a: a.partUuid, b: b.partUuid },
     medium: all.find((p) => p.label === "LIKEN-UPDATE"),
     root: await verifiedRoot(),
+    ...installDisks(all, esp.disk),
   };
+}
+
+// The storage role partitions and the disks of this install: the boot disk, and each disk
+// whose liken-<role> partitions the boot disk does not hold (a role placed on another disk).
+function installDisks(all: readonly Partition[], bootDiskName: string) {
+  const system = new Set(["liken-esp", "liken-a", "liken-b", "liken-journal", "liken-state"]);
+  const storage = all
+    .filter((p) => p.label.startsWith("liken-") && !system.has(p.label))
+    .map((p) => ({ role: p.label.slice("liken-".length), disk: p.disk, size: p.size }));
+  return { storage, disks: [...new Set([bootDiskName, ...storage.map((p) => p.disk)])] };
 }
 
 // A trial resets the machine whatever stops it: /init's mark, the watchdog, and an entry

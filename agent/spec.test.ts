@@ -11,14 +11,42 @@ describe("parseSpec", () => {
   it("reads a version and a source", () => {
     expect(parseSpec('version = "2.0.0"\nsource = "releases/2.0.0"\n', FILE)).toEqual({
       kind: "spec",
-      spec: { version: "2.0.0", source: "releases/2.0.0" },
+      spec: { version: "2.0.0", source: "releases/2.0.0", rebootNow: false, storage: [] },
+    });
+  });
+
+  it('reads reboot = "now" and the storage roles, and refuses anything else', () => {
+    expect(
+      parseSpec(
+        'version = "2.0.0"\nreboot = "now"\n[[storage]]\nrole = "data"\nsize = "1GiB"\n[[storage]]\nrole = "scratch"\nsize = "rest"\n',
+        FILE,
+      ),
+    ).toEqual({
+      kind: "spec",
+      spec: {
+        version: "2.0.0",
+        source: null,
+        rebootNow: true,
+        storage: [
+          { role: "data", size: 1024 * 1024 * 1024 },
+          { role: "scratch", size: "rest" },
+        ],
+      },
+    });
+    expect(parseSpec('version = "2.0.0"\nreboot = "later"\n', FILE)).toEqual({
+      kind: "invalid",
+      message: `${FILE}: reboot may only be "now" (or left out)`,
+    });
+    expect(parseSpec('version = "2.0.0"\n[[storage]]\nrole = "data"\nsize = "big"\n', FILE)).toEqual({
+      kind: "invalid",
+      message: `${FILE}: each [[storage]] needs a role and a size such as "1GiB" or "rest"`,
     });
   });
 
   it("reads a version alone, and a pre-release version", () => {
     expect(parseSpec('version = "2.0.0"\n', FILE)).toEqual({
       kind: "spec",
-      spec: { version: "2.0.0", source: null },
+      spec: { version: "2.0.0", source: null, rebootNow: false, storage: [] },
     });
     expect(parseSpec('version = "3.1.0-rc.1"\n', FILE)).toMatchObject({
       spec: { version: "3.1.0-rc.1" },
@@ -84,7 +112,7 @@ describe("readSpec", () => {
       expect(sourceDir(none)).toBeNull();
       await writeFile(path, 'version = "2.0.0"\nsource = "releases/2.0.0"\n');
       const spec = await readSpec(path);
-      expect(spec.reading).toEqual({
+      expect(spec.reading).toMatchObject({
         kind: "spec",
         spec: { version: "2.0.0", source: "releases/2.0.0" },
       });

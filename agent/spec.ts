@@ -5,7 +5,9 @@ import { readFile } from "node:fs/promises";
 import { dirname, isAbsolute, join, normalize } from "node:path";
 import TOML from "@iarna/toml";
 import { isVersion } from "../common/names.ts";
+import { parseSize } from "../manifest/size.ts";
 import type { SpecReading } from "./boot-plan.ts";
+import type { SpecStorage } from "./types.ts";
 
 export interface SpecFile {
   readonly reading: SpecReading;
@@ -31,7 +33,7 @@ export function parseSpec(text: string, path: string): SpecReading {
       message: `${path} does not parse: ${(error as Error).message.split("\n")[0]}`,
     };
   }
-  const { version, source } = data;
+  const { version, source, reboot, storage } = data;
   if (typeof version !== "string" || !isVersion(version))
     return { kind: "invalid", message: `${path}: version must name a release, such as "2.0.0"` };
   if (
@@ -42,7 +44,33 @@ export function parseSpec(text: string, path: string): SpecReading {
       kind: "invalid",
       message: `${path}: source must be a folder inside the spec's own folder`,
     };
-  return { kind: "spec", spec: { version, source: typeof source === "string" ? source : null } };
+  if (reboot !== undefined && reboot !== "now")
+    return { kind: "invalid", message: `${path}: reboot may only be "now" (or left out)` };
+  const roles = readStorage(storage);
+  if (typeof roles === "string") return { kind: "invalid", message: `${path}: ${roles}` };
+  return {
+    kind: "spec",
+    spec: {
+      version,
+      source: typeof source === "string" ? source : null,
+      rebootNow: reboot === "now",
+      storage: roles,
+    },
+  };
+}
+
+// [[storage]] as the manifest writes it: role and size ("1GiB", "rest"); a problem as text.
+function readStorage(value: unknown): SpecStorage[] | string {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) return "storage must be [[storage]] tables with role and size";
+  const roles: SpecStorage[] = [];
+  for (const entry of value as Record<string, unknown>[]) {
+    const size = parseSize(entry?.size);
+    if (typeof entry?.role !== "string" || size === undefined)
+      return 'each [[storage]] needs a role and a size such as "1GiB" or "rest"';
+    roles.push({ role: entry.role, size });
+  }
+  return roles;
 }
 
 export function sourceDir(spec: SpecFile): string | null {

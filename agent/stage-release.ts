@@ -8,6 +8,7 @@
 import { open } from "node:fs/promises";
 import { LikenError } from "../common/errors.ts";
 import { requireRelease, verifyRelease } from "../formats/release.ts";
+import { disksMissingDrivers } from "../hardware/missing-drivers.ts";
 import { hashRegion, writeImage } from "../formats/write-image.ts";
 import { type StagingDecision, stagedEntry } from "./boot-plan.ts";
 import { applyEntryActions, forgetSlot, installSlotFiles } from "./esp.ts";
@@ -30,6 +31,8 @@ export interface StageInput {
   readonly esp: string;
   readonly slot: Partition;
   readonly partUuids: Readonly<Record<Slot, string>>;
+  /** The disks the release must boot from (the install's), by kernel name. */
+  readonly disks: readonly string[];
   readonly progress: (line: string) => void;
 }
 
@@ -51,6 +54,18 @@ export async function stageRelease(input: StageInput): Promise<void> {
   await verifyRelease(release).catch((error: Error) => {
     throw new StagingRefused("ReleaseInvalid", describe(error));
   });
+  // The same verdict as the hardware report and the installer: this machine's disks
+  // against the new release's boot-modules.json (a release that could not find its own
+  // disks would only fail its trial).
+  const missing = await disksMissingDrivers(release, input.disks).catch((error: Error) => {
+    throw new StagingRefused("ReleaseInvalid", describe(error));
+  });
+  const [first] = missing;
+  if (first)
+    throw new StagingRefused(
+      "MissingDriver",
+      `release ${release.version} cannot boot from disk ${first.disk}: its boot path lacks ${first.modules.join(", ")}; build the release with that module, or name a release that has it`,
+    );
   if (release.rootfsSize > input.slot.size)
     throw new StagingRefused(
       "SlotTooSmall",

@@ -7,7 +7,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "../common/atomic-file.ts";
 import { mount, umount } from "../tools/mount.ts";
-import { decideStaging } from "./boot-plan.ts";
+import { decideStaging, type StoragePartition } from "./boot-plan.ts";
 import { applyEntryActions, listEntries } from "./esp.ts";
 import { type Partition, step } from "./machine.ts";
 import { readSpec, sourceDir } from "./spec.ts";
@@ -19,6 +19,8 @@ import type { BootRecord, Slot, StagingRejectedReason } from "./types.ts";
 export interface Staged {
   readonly status: Pick<StatusInput, "stagingRejected">;
   readonly reboot?: { readonly slot: Slot; readonly version: string };
+  /** The spec says `reboot = "now"`: the trial is approved, whatever the reboot policy. */
+  readonly rebootNow: boolean;
 }
 
 export async function staging(input: {
@@ -30,6 +32,10 @@ export async function staging(input: {
   slots: Record<Slot, Partition>;
   /** A partition labelled LIKEN-UPDATE, found with the boot disk's. */
   medium: Partition | undefined;
+  /** The storage role partitions of this install (liken-<role>). */
+  storage: readonly StoragePartition[];
+  /** The disks this install's partitions are on: a staged release must boot from each. */
+  disks: readonly string[];
 }): Promise<Staged> {
   const medium = input.medium ? await mountUpdateMedium(input.medium) : false;
   let spec = await readSpec(join(STATE, "spec.toml"));
@@ -48,18 +54,25 @@ export async function staging(input: {
       running: { slot: input.slot, version: input.version },
       entries,
       rejection: input.record.rejection,
+      storage: input.storage,
     });
+    const rebootNow = spec.reading.kind === "spec" && spec.reading.spec.rebootNow;
     await applyEntryActions(input.esp, actions, input.partUuids);
     switch (decision.kind) {
       case "none":
-        return { status: {} };
+        return { status: {}, rebootNow };
       case "refused":
         step(`staging refused (${decision.reason}): ${decision.message}`);
         return {
           status: { stagingRejected: { reason: decision.reason, message: decision.message } },
+          rebootNow,
         };
       case "pending":
-        return { status: {}, reboot: { slot: decision.slot, version: decision.version } };
+        return {
+          status: {},
+          reboot: { slot: decision.slot, version: decision.version },
+          rebootNow,
+        };
       case "stage":
         step(`staging ${decision.version} into slot ${decision.slot}`);
         try {
@@ -69,6 +82,7 @@ export async function staging(input: {
             esp: input.esp,
             slot: input.slots[decision.slot],
             partUuids: input.partUuids,
+            disks: input.disks,
             progress: (line) => step(`staging ${decision.version}: ${line}`),
           });
         } catch (error) {
@@ -76,10 +90,14 @@ export async function staging(input: {
             error instanceof StagingRefused ? error.reason : "WriteFailed";
           const message = (error as Error).message.split("\n")[0] ?? "";
           step(`staging refused (${reason}): ${message}`);
-          return { status: { stagingRejected: { reason, message } } };
+          return { status: { stagingRejected: { reason, message } }, rebootNow };
         }
         step(`staged ${decision.version} in slot ${decision.slot} with one try`);
-        return { status: {}, reboot: { slot: decision.slot, version: decision.version } };
+        return {
+          status: {},
+          reboot: { slot: decision.slot, version: decision.version },
+          rebootNow,
+        };
       default:
         return decision satisfies never;
     }

@@ -32,7 +32,7 @@ export async function readInstallId(): Promise<string | null> {
 
 export async function rebootPolicy(): Promise<RebootPolicy> {
   const identity = await readJson<{ rebootPolicy?: unknown }>(join(STATE, "identity.json"));
-  return identity?.rebootPolicy === "Manual" ? "Manual" : "Automatic";
+  return identity?.rebootPolicy === "Automatic" ? "Automatic" : "Manual";
 }
 
 export async function saveRecord(record: BootRecord): Promise<boolean> {

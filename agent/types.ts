@@ -13,6 +13,8 @@ export type RejectionReason = "HealthCheckFailed" | "Crashed" | "NoBootComplete"
 /** Why the spec's release is not staged. */
 export type StagingRejectedReason =
   | "VersionRejected"
+  | "StorageShrink"
+  | "MissingDriver"
   | "SpecInvalid"
   | "ReleaseNotFound"
   | "ReleaseInvalid"
@@ -69,4 +71,14 @@ export interface Spec {
   readonly version: string;
   /** A release directory, relative to the spec's own folder. */
   readonly source: string | null;
+  /** `reboot = "now"`: the staged release's trial is approved, whatever the reboot policy. */
+  readonly rebootNow: boolean;
+  /** The storage layout the release expects; empty when the spec names none. */
+  readonly storage: readonly SpecStorage[];
+}
+
+export interface SpecStorage {
+  readonly role: string;
+  /** Bytes, or "rest": whatever the disk had left. */
+  readonly size: number | "rest";
 }

@@ -30,3 +30,16 @@ export async function missingDriversOf(release: ReleaseInfo, root = "/"): Promis
 export async function releaseMissingDrivers(dir: string, root = "/"): Promise<MissingDrivers> {
   return missingDriversOf(await requireRelease(dir), root);
 }
+
+/** For each named disk whose driver chain the release cannot load at boot: the modules it lacks. */
+export async function disksMissingDrivers(
+  release: ReleaseInfo,
+  disks: readonly string[],
+  root = "/",
+): Promise<{ readonly disk: string; readonly modules: readonly string[] }[]> {
+  const boot = bootPathOf(release.version, await requireBootModules(release));
+  return (await findDisks(root))
+    .filter((d) => disks.includes(d.name))
+    .map((d) => ({ disk: d.name, modules: missingOf(judgeChain(d.chain, boot)) }))
+    .filter((d) => d.modules.length > 0);
+}

@@ -28,13 +28,13 @@ describe("examples/cluster.toml", () => {
           { role: "local-volumes", size: "rest" },
         ],
         machines: [
-          { name: "leader-1", role: "leader", ports: ["eno1"], reboot_policy: "Automatic" },
+          { name: "leader-1", role: "leader", ports: ["eno1"], reboot_policy: "Manual" },
           {
             name: "worker-1",
             role: "follower",
             ports: [],
             system_disk: { serial: "S4EVNX0N123456" },
-            reboot_policy: "Automatic",
+            reboot_policy: "Manual",
           },
           {
             name: "worker-2",

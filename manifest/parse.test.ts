@@ -44,7 +44,7 @@ describe("parseManifest", () => {
           state: 2 ** 30,
         },
         storage: [],
-        machines: [{ name: "m", role: "leader", ports: ["eno1"], reboot_policy: "Automatic" }],
+        machines: [{ name: "m", role: "leader", ports: ["eno1"], reboot_policy: "Manual" }],
       },
     });
   });

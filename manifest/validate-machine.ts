@@ -86,7 +86,8 @@ function readRole(ck: Check, entry: TomlTable, path: KeyPath): MachineRole | und
 }
 
 function readRebootPolicy(ck: Check, entry: TomlTable, path: KeyPath): RebootPolicy | undefined {
-  if (entry.reboot_policy === undefined) return "Automatic";
+  // Manual by default: a machine reboots into a staged release only when a person says so.
+  if (entry.reboot_policy === undefined) return "Manual";
   const policy = ck.optionalString(
     entry,
     path,

@@ -44,6 +44,7 @@ describe("qemuArgs", () => {
       "-serial", "chardev:serial0",
       "-qmp", "unix:/tmp/vm/qmp.sock,server=on,wait=off",
       "-no-reboot",
+      "-global", "ICH9-LPC.noreboot=false",
       "-device", "i6300esb",
       "-action", "watchdog=reset",
       "-device", "qemu-xhci,id=xhci",

@@ -76,7 +76,10 @@ export interface VmSpec {
   readonly qmpSocket?: string;
   /** Exit when the guest reboots (a supervisor relaunches it, and can swap media in between). */
   readonly noReboot?: boolean;
-  /** QEMU's i6300esb watchdog, which resets the machine when it expires (default on). */
+  /**
+   * QEMU's i6300esb watchdog, which resets the machine when it expires (default on). The
+   * chipset's TCO watchdog is always there, as on a q35's Intel board.
+   */
   readonly watchdog?: boolean;
   /** isa-debug-exit at port 0xf4: a guest write of V makes QEMU exit with (V << 1) | 1. */
   readonly debugExit?: boolean;
@@ -125,6 +128,9 @@ export function qemuArgs(spec: VmSpec): string[] {
   // A guest reboot ends QEMU (SHUTDOWN event, reason "guest-reset"); so does a QMP
   // system_reset or a watchdog reset while this is set.
   if (spec.noReboot) args.push("-no-reboot");
+  // The chipset's TCO watchdog (iTCO_wdt, as on Intel servers) resets the machine when it
+  // expires, as a board's firmware leaves it; QEMU 7.2 straps it off by default.
+  args.push("-global", "ICH9-LPC.noreboot=false");
   if (spec.watchdog ?? true) {
     // `-action watchdog=reset` is the 6.0+ spelling of `-watchdog-action reset` (both in 7.2).
     args.push("-device", "i6300esb", "-action", "watchdog=reset");

@@ -1,6 +1,8 @@
 // A failed trial end to end under OVMF and TCG: 2.0.0 fails its health check, the machine
 // returns to 1.0.0 in slot A by itself and records RejectedLastBoot; it never boots 2.0.0
-// again while the spec names it; a spec naming 2.0.1 is staged, tried and blessed.
+// again while the spec names it; a release without this machine's disk driver and a spec
+// that shrinks a storage role are refused before anything is written; a spec naming 2.0.1
+// is staged, tried and blessed.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,12 +15,14 @@ let dir: string;
 let v1: string;
 let v2bad: string;
 let v201: string;
+let v2noDriver: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "liken-qemu-fallback-"));
   v1 = await cachedRelease({ version: "1.0.0" });
   v2bad = await cachedRelease({ version: "2.0.0", fault: "health" });
   v201 = await cachedRelease({ version: "2.0.1" });
+  v2noDriver = await cachedRelease({ version: "2.0.2", withoutModules: ["virtio_blk"] });
 }, 600_000);
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -61,6 +65,41 @@ describe("a trial that fails its health check", () => {
       reason: "VersionRejected",
     });
     expect(rejected.entries.map((e) => e.fileName)).toEqual(["liken-a-1.0.0.conf"]);
+
+    // A release that could not find this machine's disk is refused before a byte is written.
+    const noDriver = await bootMachine(disk, {
+      medium: await updateMedium(dir, "2.0.2", v2noDriver),
+    });
+    await noDriver.waitFor(
+      "liken: staging refused (MissingDriver): release 2.0.2 cannot boot from disk vda: its boot path lacks virtio_blk",
+      BOOT_MS,
+    );
+    await noDriver.waitFor(/^liken 1\.0\.0 slot a up$/, BOOT_MS);
+    await noDriver.stop();
+    expect(noDriver.console()).not.toMatch(/liken: staging 2\.0\.2 into slot b/);
+    expect(condition(await inspect(disk), "StagingRejected")).toMatchObject({
+      status: "True",
+      reason: "MissingDriver",
+    });
+
+    // A spec whose storage role is smaller than its partition (a layout from another install).
+    const shrink = await bootMachine(disk, {
+      medium: await updateMedium(dir, "2.0.3", null, {
+        specExtra: '[[storage]]\nrole = "data"\nsize = "512MiB"\n',
+      }),
+    });
+    await shrink.waitFor(
+      "liken: staging refused (StorageShrink): storage role data is 512MiB in the spec and 1GiB on disk vda (partition liken-data)",
+      BOOT_MS,
+    );
+    await shrink.waitFor(/^liken 1\.0\.0 slot a up$/, BOOT_MS);
+    await shrink.stop();
+    const shrunk = await inspect(disk);
+    expect(condition(shrunk, "StagingRejected")).toMatchObject({
+      status: "True",
+      reason: "StorageShrink",
+      message: expect.stringContaining("512MiB in the spec and 1GiB on disk vda"),
+    });
 
     const fixed = await updateMedium(dir, "2.0.1", v201);
     const next = await bootMachine(disk, { medium: fixed });

@@ -31,23 +31,29 @@ export async function installedDisk(dir: string, release: string): Promise<strin
   return disk;
 }
 
-/** An update medium: spec.toml naming `version`, with the release under releases/<version>/. */
+/**
+ * An update medium: spec.toml naming `version`, with the release under releases/<version>/.
+ * The spec approves the trial (`reboot = "now"`) unless `approve` is false: the machines
+ * installed from the test manifest have the default reboot policy, Manual.
+ */
 export async function updateMedium(
   dir: string,
   version: string,
   release: string | null,
+  options: { approve?: boolean; specExtra?: string } = {},
 ): Promise<string> {
   const tree = join(dir, `medium-${version}`);
   await rm(tree, { recursive: true, force: true });
   await mkdir(tree, { recursive: true });
   let spec = `version = "${version}"\n`;
+  if (options.approve ?? true) spec += `reboot = "now"\n`;
   if (release) {
     spec += `source = "releases/${version}"\n`;
     await mkdir(join(tree, "releases", version), { recursive: true });
     for (const name of await readdir(release))
       await copyFile(join(release, name), join(tree, "releases", version, name));
   }
-  await writeFile(join(tree, "spec.toml"), spec);
+  await writeFile(join(tree, "spec.toml"), spec + (options.specExtra ?? ""));
   let bytes = 0;
   if (release)
     for (const name of await readdir(release)) bytes += (await stat(join(release, name))).size;

@@ -1,9 +1,10 @@
 // Trials that never reach a healthy root, one after the other on one installed disk, under
-// OVMF and TCG: a root whose init exits (the kernel panics: Crashed), a slot with one byte
+// OVMF and TCG: a root whose init exits (the kernel panics: Crashed); a slot with one byte
 // changed after its hash tree was made (dm-verity refuses it in the initramfs:
-// NoBootComplete with the initramfs's reason), and a root that hangs on a machine with no
-// watchdog device (softdog resets it: NoBootComplete). Each time the machine comes back to
-// 1.0.0 in slot A by itself.
+// NoBootComplete with the initramfs's reason), on a machine whose only watchdog the release
+// has no driver for (softdog arms the trial); and a root that hangs on a machine whose only
+// watchdog is the chipset's TCO, as on Intel servers (iTCO_wdt resets it: NoBootComplete).
+// Each time the machine comes back to 1.0.0 in slot A by itself.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,7 +23,7 @@ beforeAll(async () => {
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe("a trial that never reaches a healthy root", () => {
-  it("comes back to 1.0.0 from an init that exits, a changed byte in the slot, and a hang without a watchdog device", async () => {
+  it("comes back to 1.0.0 from an init that exits, a changed byte in the slot (softdog armed), and a hang the chipset's TCO resets", async () => {
     const disk = await installedDisk(dir, v1);
 
     const rootFault = await cachedRelease({ version: "2.0.0", fault: "root" });
@@ -74,7 +75,7 @@ describe("a trial that never reaches a healthy root", () => {
       medium: await updateMedium(dir, "2.0.2", hangFault),
       watchdog: false,
     });
-    await third.waitFor("liken: watchdog Software Watchdog armed for the trial of 2.0.2", BOOT_MS);
+    await third.waitFor("liken: watchdog iTCO_wdt armed for the trial of 2.0.2", BOOT_MS);
     await third.waitFor("liken: the root hangs", BOOT_MS);
     await third.waitFor(/^liken: booting 1\.0\.0 from slot a$/, BOOT_MS);
     await third.waitFor("liken: release 2.0.2 was rejected (NoBootComplete)", BOOT_MS);
