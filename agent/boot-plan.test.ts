@@ -394,8 +394,8 @@ describe("decideStaging", () => {
     });
     const grown = storage.map((p) => (p.role === "data" ? { ...p, size: 256 * 1024 * 1024 } : p));
     expect(
-      decideStaging({ spec: shrunk, running, entries: [], rejection: null, storage: grown })
-        .staging.kind,
+      decideStaging({ spec: shrunk, running, entries: [], rejection: null, storage: grown }).staging
+        .kind,
     ).toBe("stage");
   });
 

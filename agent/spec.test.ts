@@ -37,7 +37,9 @@ describe("parseSpec", () => {
       kind: "invalid",
       message: `${FILE}: reboot may only be "now" (or left out)`,
     });
-    expect(parseSpec('version = "2.0.0"\n[[storage]]\nrole = "data"\nsize = "big"\n', FILE)).toEqual({
+    expect(
+      parseSpec('version = "2.0.0"\n[[storage]]\nrole = "data"\nsize = "big"\n', FILE),
+    ).toEqual({
       kind: "invalid",
       message: `${FILE}: each [[storage]] needs a role and a size such as "1GiB" or "rest"`,
     });

@@ -8,8 +8,8 @@
 import { open } from "node:fs/promises";
 import { LikenError } from "../common/errors.ts";
 import { requireRelease, verifyRelease } from "../formats/release.ts";
-import { disksMissingDrivers } from "../hardware/missing-drivers.ts";
 import { hashRegion, writeImage } from "../formats/write-image.ts";
+import { disksMissingDrivers } from "../hardware/missing-drivers.ts";
 import { type StagingDecision, stagedEntry } from "./boot-plan.ts";
 import { applyEntryActions, forgetSlot, installSlotFiles } from "./esp.ts";
 import type { Partition } from "./machine.ts";
