@@ -22,6 +22,8 @@ export interface HealthInput {
   readonly stateWritable: boolean;
   /** What / is mounted from; null when it is not a verity mapping. */
   readonly root: VerifiedRoot | null;
+  /** The slot's partition device, which the verity mapping must read. */
+  readonly slotDevice: string;
   readonly deadlineMs: number;
 }
 
@@ -40,6 +42,10 @@ export async function checkHealth(input: HealthInput): Promise<HealthResult> {
       `slot ${input.slot}'s release.toml names ${release.version}, this root is ${input.version}`,
     );
   if (!input.root) return fail("the root is not mounted through dm-verity");
+  if (input.root.from !== input.slotDevice)
+    return fail(
+      `the root is read from ${input.root.from}, not from slot ${input.slot} (${input.slotDevice})`,
+    );
   if (input.root.rootHash !== release.verity.rootHash)
     return fail(
       `the root is verified against root hash ${input.root.rootHash}, slot ${input.slot}'s release names ${release.verity.rootHash}`,

@@ -88,10 +88,12 @@ export async function takeInitramfsFailure(): Promise<InitramfsFailure | null> {
   return { bootId, version, slot, message };
 }
 
-/** The root as the initramfs mounted it: the verity mapping / runs from, and its root hash. */
+/** The root as the initramfs mounted it: the verity mapping / runs from, its root hash, and the partition under it. */
 export interface VerifiedRoot {
   readonly device: string;
   readonly rootHash: string;
+  /** The partition the mapping reads (`/dev/vda2`): the slot, if all is well. */
+  readonly from: string;
 }
 
 /** The verity mapping that / is mounted from, or null when / is anything else. */
@@ -111,8 +113,13 @@ export async function verifiedRoot(): Promise<VerifiedRoot | null> {
       );
     if ((await read("dm/name")) !== VERITY_DM_NAME || (await read("dev")) !== rootDev) continue;
     const uuid = await read("dm/uuid");
-    if (!uuid.startsWith(VERITY_DM_UUID_PREFIX)) return null;
-    return { device: `/dev/${name}`, rootHash: uuid.slice(VERITY_DM_UUID_PREFIX.length) };
+    const [slave] = await readdir(`/sys/block/${name}/slaves`).catch(() => [] as string[]);
+    if (!uuid.startsWith(VERITY_DM_UUID_PREFIX) || !slave) return null;
+    return {
+      device: `/dev/${name}`,
+      rootHash: uuid.slice(VERITY_DM_UUID_PREFIX.length),
+      from: `/dev/${slave}`,
+    };
   }
   return null;
 }

@@ -1,11 +1,13 @@
-// The boot agent of an installed machine (docs/design.md section 5), started by the release's
-// /init once the state partition's disk is there. At every boot: (1) crash records from
+// The boot agent of an installed machine (docs/design.md section 5), started by the init of
+// the release's root once the initramfs switched to it (docs/rollback.md, What a
+// release's root does). At every boot: (1) crash records from
 // pstore into the crash journal, (2) a trial boot's health checks, then bless or reject,
 // (3) a rejected trial's bookkeeping, (4) staging the spec's release into the other slot,
 // (5) the status document. Decisions are boot-plan.ts's; this file reads and writes.
 //
-// Exit codes for /init: 0 the boot is complete; 3 hold the console (the reason is on it).
-// Any other end during a trial makes /init reset the machine, so a trial never hangs.
+// Exit codes for the root's init: 0 the boot is complete; 3 hold the console (the reason is
+// on it). Any end but 0 during a trial makes the init reset the machine, so a trial never
+// holds or hangs.
 import { mkdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { LikenError } from "../common/errors.ts";
 import { mount, syncAll, umount } from "../tools/mount.ts";
@@ -69,7 +71,8 @@ const FAILED_TRIAL_HOLD_MS = 10_000;
 const REINSTALL = "boot the stick and select wipe and reinstall";
 /**
  * The reason of a LikenError that holds the boot: the agent prints `liken: what (hint)` and
- * exits HOLD. Never thrown during a trial (a trial that cannot go on resets the machine).
+ * exits HOLD. During a trial the root's init resets the machine instead (the initramfs
+ * marked the trial before the agent started), so a trial never holds.
  */
 const BOOT_HELD = "BootHeld";
 
@@ -130,10 +133,7 @@ async function main(): Promise<number> {
     trial,
     previous: await readPreviousStatus(),
     lastCrash: crashes.newest,
-    root: {
-      partUuid: boot.partUuids[slot],
-      verity: boot.root !== null,
-    },
+    root: rootOf(boot),
     watchdog: watchdog?.identity ?? null,
   };
   let record = (await readRecord()) ?? EMPTY_RECORD;
@@ -324,6 +324,7 @@ async function assessTrial(
     esp: ESP,
     stateWritable,
     root: boot.root,
+    slotDevice: boot.slots[boot.slot].device,
     deadlineMs: HEALTH_DEADLINE_MS,
   });
   if (!health.healthy) {
@@ -366,6 +367,15 @@ async function recordRejection(
   await saveRecord(next);
   step(`release ${rejection.version} was rejected (${rejection.reason}): ${rejection.message}`);
   return next;
+}
+
+// status.boot.root: the partition under the verity mapping / runs from (the slot, when
+// all is well; empty when it is no slot); without a mapping, the slot the entry named.
+function rootOf(boot: Boot): { partUuid: string; verity: boolean } {
+  if (!boot.root) return { partUuid: boot.slots[boot.slot].partUuid, verity: false };
+  const from = boot.root.from;
+  const under = Object.values(boot.slots).find((p) => p.device === from);
+  return { partUuid: under?.partUuid ?? "", verity: true };
 }
 
 function firstLine(error: Error): string {

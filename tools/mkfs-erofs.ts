@@ -4,8 +4,8 @@ import { run } from "./exec.ts";
 export async function makeErofs(
   image: string,
   tree: string,
-  /** compress: false for contents that do not compress (lz4hc spends minutes on noise). */
-  options: { epoch: number; uuid: string; compress?: boolean },
+  /** compress: lz4hc by default (smaller); lz4 for contents that hold noise (lz4hc spends minutes on it). */
+  options: { epoch: number; uuid: string; compress?: "lz4hc" | "lz4" },
 ): Promise<void> {
   await run(
     "mkfs.erofs",
@@ -15,7 +15,7 @@ export async function makeErofs(
       options.uuid,
       "--all-root", // owned by root whoever builds it
       // compressed: smaller slots to write and verify
-      ...(options.compress === false ? [] : ["-zlz4hc"]),
+      `-z${options.compress ?? "lz4hc"}`,
       image,
       tree,
     ],

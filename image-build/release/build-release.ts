@@ -19,7 +19,7 @@ import { installModules } from "../modules-install.ts";
 import { requireUnpackedInputs, type UnpackedInputs } from "../unpacked.ts";
 import { appendVerityTree } from "../verity-image.ts";
 import type { ReleaseFault } from "./faults.ts";
-import { releaseInit } from "./init-script.ts";
+import { releaseInit, watchdogOptions } from "./init-script.ts";
 import { rootInit } from "./root-init.ts";
 
 /** The disk drivers /init loads at once before it looks for the slot. */
@@ -86,6 +86,8 @@ export async function buildRelease(o: ReleaseOptions): Promise<void> {
   await copyFile(inputs.busybox, join(tree, "bin", "busybox"));
   await installTools(inputs, tree, INITRAMFS_TOOLS);
   await writeFile(join(tree, "init"), releaseInit(o.version, STORAGE_MODULES), { mode: 0o755 });
+  await mkdir(join(tree, "etc/modprobe.d"), { recursive: true });
+  await writeFile(join(tree, "etc/modprobe.d/liken-watchdog.conf"), watchdogOptions());
   const modules = await installModules(inputs, tree, RELEASE_MODULES, o.withoutModules ?? []);
   await buildInitramfs(tree, join(o.out, "initrd.img"), o.epoch, join(o.workDir, "initrd.cpio"));
 
@@ -149,7 +151,7 @@ async function buildRootfs(
   await makeErofs(image, tree, {
     epoch: o.epoch,
     uuid: versionUuid(o.version),
-    compress: !o.noiseMiB,
+    compress: o.noiseMiB ? "lz4" : "lz4hc",
   });
   const verity = await appendVerityTree(image);
   // One changed byte in the first data block, after its hash went into the tree: the

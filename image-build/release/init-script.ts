@@ -11,10 +11,22 @@ import {
   VERITY_DM_UUID_PREFIX,
 } from "../../formats/boot-interface.ts";
 
-/** i6300esb's two stages each last the heartbeat: a hung trial resets after about 2 x 15 s. */
-export const WATCHDOG_HEARTBEAT_S = 15;
-/** softdog, the floor when the hardware has no watchdog: the same 30 s. */
-export const SOFTDOG_MARGIN_S = 30;
+/**
+ * How long a hung trial runs before its watchdog resets it, about 30 s whichever it is:
+ * i6300esb's two stages each last its heartbeat; iTCO_wdt's and softdog's one timeout.
+ * Loaded by modalias, the drivers take their parameters from modprobe.d.
+ */
+export function watchdogOptions(): string {
+  return [
+    "options i6300esb heartbeat=15",
+    "options iTCO_wdt heartbeat=30",
+    "options sp5100_tco heartbeat=30",
+    "options wdat_wdt timeout=30",
+    "options ipmi_watchdog timeout=30",
+    "options softdog soft_margin=30",
+    "",
+  ].join("\n");
+}
 
 export function releaseInit(version: string, storageModules: readonly string[]): string {
   const storage = storageModules.join(" ");
@@ -85,7 +97,7 @@ if [ -n "$trial" ]; then
     find /sys/devices -name modalias -exec cat {} + 2>/dev/null | sort -u | xargs modprobe -qa 2>/dev/null
   done
   [ -e /sys/firmware/dmi/entries/38-0 ] && modprobe -qa ipmi_si ipmi_devintf ipmi_watchdog 2>/dev/null
-  [ -e /dev/watchdog ] || modprobe -q softdog soft_margin=${SOFTDOG_MARGIN_S} 2>/dev/null
+  [ -e /dev/watchdog ] || modprobe -q softdog 2>/dev/null
   if echo k > /dev/watchdog 2>/dev/null; then
     say "liken: watchdog $(cat /sys/class/watchdog/watchdog0/identity 2>/dev/null) armed for the trial of $version"
   else

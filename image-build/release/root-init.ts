@@ -6,6 +6,7 @@
 //
 // Fault knobs (liken-stick release --fault) that live in the root: `root` makes init exit
 // (PID 1 dying panics the kernel), `hang` stops the root before anything pings the watchdog.
+import { TRIAL_MARK } from "../../formats/boot-interface.ts";
 import type { ReleaseFault } from "./faults.ts";
 
 export function rootInit(fault: ReleaseFault | null): string {
@@ -26,17 +27,16 @@ hold() {
 ${faultLines(fault)}
 node /usr/lib/liken/agent.mjs
 rc=$?
-case $rc in
-  0) while :; do sleep 3600; done ;;
-  3) hold ;;
-esac
-if [ -e /run/liken/trial ]; then
+[ $rc -eq 0 ] && while :; do sleep 3600; done
+# A trial never holds: whatever stopped the agent (3 is a held boot), the machine resets
+# and the proven slot boots.
+if [ -e ${TRIAL_MARK} ]; then
   say "liken: the boot agent ended with code $rc during a trial; resetting in 10 s"
   sleep 10
   sync
   reboot -f
 fi
-say "liken: the boot agent ended with code $rc"
+[ $rc -eq 3 ] || say "liken: the boot agent ended with code $rc"
 hold
 `;
 }

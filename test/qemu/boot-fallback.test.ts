@@ -76,7 +76,7 @@ describe("a trial that fails its health check", () => {
     );
     await noDriver.waitFor(/^liken 1\.0\.0 slot a up$/, BOOT_MS);
     await noDriver.stop();
-    expect(noDriver.console()).not.toMatch(/liken: staging 2\.0\.2 into slot b/);
+    expect(noDriver.console()).not.toMatch(/liken: staging 2\.0\.2: writing slot b/);
     expect(condition(await inspect(disk), "StagingRejected")).toMatchObject({
       status: "True",
       reason: "MissingDriver",

@@ -97,6 +97,22 @@ export function bootMachine(
   });
 }
 
+/**
+ * The end of every failed trial of an update from 1.0.0: the machine boots 1.0.0 in slot A
+ * by itself, records the rejection of `version` with `reason`, and comes up; then it stops.
+ */
+export async function returnsToProven(
+  vm: Vm,
+  version: string,
+  reason: string,
+  ms = 180_000,
+): Promise<void> {
+  await vm.waitFor(/^liken: booting 1\.0\.0 from slot a$/, ms);
+  await vm.waitFor(`liken: release ${version} was rejected (${reason})`, ms);
+  await vm.waitFor(/^liken 1\.0\.0 slot a up$/, ms);
+  await vm.stop();
+}
+
 export interface Condition {
   readonly type: string;
   readonly status: string;
@@ -131,6 +147,7 @@ export interface Inspected {
     } | null;
   };
   readonly slots: Record<"a" | "b", { version: string | null; hashMatches: boolean | null }>;
+  readonly partitions: readonly { readonly label: string; readonly partUuid: string }[];
   readonly entries: readonly { fileName: string; triesLeft: number | null }[];
   readonly crashes: readonly { release: string | null; lines: readonly string[] }[];
 }

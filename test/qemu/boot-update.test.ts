@@ -48,6 +48,15 @@ describe("an update", () => {
     await vm.waitFor("liken: booting 2.0.0 from slot b as its one trial", BOOT_MS);
     await vm.waitFor("liken: trial passed: 2.0.0 in slot b is the proven release", BOOT_MS);
     await vm.waitFor(/^liken 2\.0\.0 slot b up$/, BOOT_MS);
+    // The trial's own status: the watchdog that armed it, the verified root it ran from.
+    const trial = await inspect(disk);
+    const slotB = trial.partitions.find((p) => p.label === "liken-b")?.partUuid.toLowerCase();
+    expect(trial.status.boot).toMatchObject({
+      slot: "b",
+      trial: true,
+      watchdog: "i6300ESB timer",
+      root: { partUuid: slotB, verity: true },
+    });
     await vm.reset();
     await vm.waitFor(/^liken: booting 2\.0\.0 from slot b$/, BOOT_MS);
     await vm.waitFor(/^liken 2\.0\.0 slot b up$/, BOOT_MS);
