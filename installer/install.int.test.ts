@@ -129,8 +129,15 @@ describe("install as", () => {
     expect(slot.equals(rootfs)).toBe(true);
     const esp = `${disk}@@${MIB}`;
     const entry = (await run("mtype", ["-i", esp, "::/loader/entries/liken-a-1.0.0.conf"])).stdout;
+    // The entry names the slot and the verity root hash release.toml carries.
+    const toml = await readFile(join(release, "release.toml"), "utf8");
+    const rootHash = /^root_hash = "([0-9a-f]{64})"$/m.exec(toml)?.[1];
+    const dataBlocks = /^data_blocks = (\d+)$/m.exec(toml)?.[1];
     expect(entry).toMatch(
-      /^options root=PARTUUID=[0-9a-f-]{36} ro liken\.slot=a console=tty0 console=ttyS0,115200 panic=10$/m,
+      new RegExp(
+        `^options root=PARTUUID=[0-9a-f-]{36} ro liken\\.slot=a liken\\.verity=${rootHash}:${dataBlocks} console=tty0 console=ttyS0,115200 panic=10$`,
+        "m",
+      ),
     );
     const loader = (await run("mtype", ["-i", esp, "::/EFI/BOOT/BOOTX64.EFI"])).stdout;
     expect(loader.length).toBeGreaterThan(0);

@@ -70,7 +70,7 @@ describe("qemuArgs", () => {
       cpus: 4,
       disks: [{ path: "/d/a,b.img", bus: "virtio", serial: "S1" }],
       serial: { kind: "stdio" },
-      watchdog: false,
+      watchdog: "none",
       debugExit: true,
     });
     expect(args.slice(0, 10)).toEqual([
@@ -88,6 +88,7 @@ describe("qemuArgs", () => {
     expect(args).toContain("stdio,id=serial0,mux=on,signal=off");
     expect(args.join(" ")).toContain("-serial chardev:serial0 -mon chardev=serial0,mode=readline");
     expect(args).not.toContain("i6300esb");
+    expect(args).toContain("ICH9-LPC.noreboot=false");
     expect(args).toContain("isa-debug-exit,iobase=0xf4,iosize=0x04");
     expect(args).not.toContain("-no-reboot");
     // A comma in a path is doubled, or QEMU would read the rest as another option.
@@ -96,6 +97,19 @@ describe("qemuArgs", () => {
     );
     expect(args).toContain("virtio-blk-pci,drive=disk0,id=disk0-dev,serial=S1,bootindex=2");
     expect(args.some((a) => a.startsWith("usb-storage"))).toBe(false);
+  });
+
+  it("builds an i440fx with an ib700 card: no chipset watchdog, nothing to find the card by", () => {
+    const args = qemuArgs({
+      firmware: FIRMWARE,
+      machine: "pc",
+      watchdog: "ib700",
+      serial: { kind: "stdio" },
+    }).join(" ");
+    expect(args).toContain("-machine pc ");
+    expect(args).toContain("-device ib700 -action watchdog=reset");
+    expect(args).not.toContain("ICH9-LPC");
+    expect(args).not.toContain("i6300esb");
   });
 
   it("writes the console to a file, and lets the guest write a stick when asked", () => {

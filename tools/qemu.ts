@@ -57,8 +57,11 @@ export interface VmFirmware {
 }
 
 export interface VmSpec {
-  /** Always q35 (PCIe, ICH9): what OVMF's descriptors target and what servers look like. */
-  readonly machine?: "q35";
+  /**
+   * q35 (PCIe, ICH9 with its TCO watchdog), the default: what servers look like. pc (i440fx,
+   * PIIX) for a machine with no chipset watchdog at all.
+   */
+  readonly machine?: "q35" | "pc";
   readonly memoryMiB?: number;
   readonly cpus?: number;
   readonly accel?: Accel;
@@ -77,10 +80,11 @@ export interface VmSpec {
   /** Exit when the guest reboots (a supervisor relaunches it, and can swap media in between). */
   readonly noReboot?: boolean;
   /**
-   * QEMU's i6300esb watchdog, which resets the machine when it expires (default on). The
-   * chipset's TCO watchdog is always there, as on a q35's Intel board.
+   * A watchdog card that resets the machine when it expires: QEMU's i6300esb (PCI, the
+   * default), ib700 (ISA, nothing to find it by), or none. On q35 the chipset's TCO watchdog
+   * is there as well, as on an Intel board.
    */
-  readonly watchdog?: boolean;
+  readonly watchdog?: "i6300esb" | "ib700" | "none";
   /** isa-debug-exit at port 0xf4: a guest write of V makes QEMU exit with (V << 1) | 1. */
   readonly debugExit?: boolean;
 }
@@ -130,11 +134,11 @@ export function qemuArgs(spec: VmSpec): string[] {
   if (spec.noReboot) args.push("-no-reboot");
   // The chipset's TCO watchdog (iTCO_wdt, as on Intel servers) resets the machine when it
   // expires, as a board's firmware leaves it; QEMU 7.2 straps it off by default.
-  args.push("-global", "ICH9-LPC.noreboot=false");
-  if (spec.watchdog ?? true) {
-    // `-action watchdog=reset` is the 6.0+ spelling of `-watchdog-action reset` (both in 7.2).
-    args.push("-device", "i6300esb", "-action", "watchdog=reset");
-  }
+  if ((spec.machine ?? "q35") === "q35") args.push("-global", "ICH9-LPC.noreboot=false");
+  const watchdog = spec.watchdog ?? "i6300esb";
+  if (watchdog !== "none") args.push("-device", watchdog);
+  // `-action watchdog=reset` is the 6.0+ spelling of `-watchdog-action reset` (both in 7.2).
+  args.push("-action", "watchdog=reset");
   if (spec.debugExit) args.push("-device", "isa-debug-exit,iobase=0xf4,iosize=0x04");
   // A machine has USB ports whether or not a stick is in one.
   args.push("-device", "qemu-xhci,id=xhci");
@@ -403,7 +407,7 @@ export async function runProbe(accel: Accel): Promise<ProbeResult> {
       cpus: 1,
       firmware: { code: firmware.code, vars },
       serial: { kind: "file", path: console },
-      watchdog: false,
+      watchdog: "none",
     });
     let stderr = "";
     qemu.stderr?.on("data", (chunk: string) => {

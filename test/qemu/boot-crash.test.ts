@@ -67,6 +67,8 @@ describe("a trial that crashes, then one that hangs", () => {
     await hung.waitFor("liken: the root hangs", BOOT_MS);
     await returnsToProven(hung, "2.0.1", "NoBootComplete");
     expect(hung.boots).toBe(3);
+    // modprobe.d's timeout: about 30 s from the last ping to the reset, not the driver's 60.
+    expect(hung.console()).toMatch(/i6300ESB timer: initialized\. heartbeat=15 sec/);
     const reset = await inspect(disk);
     expect(reset.status.boot.systemRejection).toMatchObject({
       version: "2.0.1",

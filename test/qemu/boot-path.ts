@@ -84,7 +84,13 @@ export async function updateMedium(
 /** The installed disk first in the boot order, an update medium (or none) behind it; QEMU starts again after each reboot. */
 export function bootMachine(
   disk: string,
-  options: { medium?: string; varsFrom?: string; expectPanic?: boolean; watchdog?: boolean } = {},
+  options: {
+    medium?: string;
+    varsFrom?: string;
+    expectPanic?: boolean;
+    watchdog?: "i6300esb" | "ib700" | "none";
+    machine?: "q35" | "pc";
+  } = {},
 ): Promise<Vm> {
   const { medium, ...rest } = options;
   return startVm({

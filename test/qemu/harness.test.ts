@@ -126,7 +126,7 @@ describe("a VM with OVMF and an empty disk", () => {
 
 describe("the EFI shell over the serial console", () => {
   it("takes typed keys, and a guest reboot starts QEMU again with the console carrying on", async () => {
-    const vm = await startVm({ relaunchOnReboot: true, watchdog: false });
+    const vm = await startVm({ relaunchOnReboot: true, watchdog: "none" });
     try {
       // Any key skips the shell's 5 s countdown to startup.nsh.
       await vm.waitFor("any other key to continue", 60_000);

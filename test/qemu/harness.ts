@@ -46,8 +46,10 @@ export interface VmOptions {
   readonly relaunchOnReboot?: boolean;
   /** A kernel crash on the console is what the test wants: do not fail waitFor for it. */
   readonly expectPanic?: boolean;
-  /** The i6300esb watchdog (default on). */
-  readonly watchdog?: boolean;
+  /** The watchdog card (tools/qemu.ts): i6300esb by default. */
+  readonly watchdog?: "i6300esb" | "ib700" | "none";
+  /** q35 by default; pc has no chipset watchdog. */
+  readonly machine?: "q35" | "pc";
   readonly debugExit?: boolean;
   /** Keep the scratch folder after stop() (also LIKEN_KEEP_VMS=1), for a look at its log. */
   readonly keepScratch?: boolean;
@@ -306,7 +308,8 @@ export class Vm {
       serial: { kind: "socket", path: serialSocket, log: this.serialLog, wait: true },
       qmpSocket,
       noReboot: this.#options.relaunchOnReboot ?? false,
-      watchdog: this.#options.watchdog ?? true,
+      watchdog: this.#options.watchdog ?? "i6300esb",
+      ...(this.#options.machine ? { machine: this.#options.machine } : {}),
       debugExit: this.#options.debugExit ?? false,
     };
     const qemu = startQemu(spec);
