@@ -295,6 +295,8 @@ export class Vm {
     await rm(serialSocket, { force: true });
     await rm(qmpSocket, { force: true });
     const stick = this.#stick;
+    // LIKEN_VM_CPUS: the QEMU tests run two VMs side by side with one vCPU each (vitest.config.ts).
+    const cpus = this.#options.cpus ?? (Number(process.env.LIKEN_VM_CPUS) || undefined);
     const spec: VmSpec = {
       accel: this.#accel,
       firmware: { code: this.#ovmf.code, vars: this.varsFile },
@@ -303,7 +305,7 @@ export class Vm {
       disks: this.#options.disks ?? [],
       ...(this.#options.nics ? { nics: this.#options.nics } : {}),
       ...(this.#options.memoryMiB ? { memoryMiB: this.#options.memoryMiB } : {}),
-      ...(this.#options.cpus ? { cpus: this.#options.cpus } : {}),
+      ...(cpus ? { cpus } : {}),
       // wait=on: the guest starts only once the harness is connected, so nothing is lost.
       serial: { kind: "socket", path: serialSocket, log: this.serialLog, wait: true },
       qmpSocket,
