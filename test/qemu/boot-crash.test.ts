@@ -42,8 +42,8 @@ describe("a trial that crashes, then one that hangs", () => {
       BOOT_MS,
     );
     await vm.waitFor("Kernel panic - not syncing: sysrq triggered crash", BOOT_MS);
-    await vm.waitFor(/liken: crash journal: 1 record, 1 new/, BOOT_MS);
     await returnsToProven(vm, "2.0.0", "Crashed");
+    expect(vm.console()).toMatch(/liken: crash journal: 1 record, 1 new/);
 
     const crashed = await inspect(disk);
     expect(crashed.status.boot.systemRejection).toMatchObject({
@@ -68,7 +68,7 @@ describe("a trial that crashes, then one that hangs", () => {
     await returnsToProven(hung, "2.0.1", "NoBootComplete");
     expect(hung.boots).toBe(3);
     // modprobe.d's timeout: about 30 s from the last ping to the reset, not the driver's 60.
-    expect(hung.console()).toMatch(/i6300ESB timer: initialized\. heartbeat=15 sec/);
+    expect(hung.console()).toMatch(/initialized\. heartbeat=15 sec/);
     const reset = await inspect(disk);
     expect(reset.status.boot.systemRejection).toMatchObject({
       version: "2.0.1",
