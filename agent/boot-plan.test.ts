@@ -293,7 +293,6 @@ describe("rejectionFor", () => {
 
   it("is NoBootComplete with the initramfs's reason when the trial never reached its root", () => {
     const failure = {
-      bootId: OTHER_BOOT_ID,
       version: "2.0.0",
       slot: "b" as const,
       message:

@@ -31,18 +31,18 @@ export async function applyEntryActions(
   actions: readonly EntryAction[],
   partUuids: Readonly<Record<Slot, string>>,
 ): Promise<void> {
+  const roots = new Map<Slot, Promise<SlotRoot>>();
+  const rootOf = (slot: Slot) => {
+    if (!roots.has(slot)) roots.set(slot, slotRoot(esp, slot, partUuids[slot]));
+    return roots.get(slot) as Promise<SlotRoot>;
+  };
   for (const action of actions) {
     const path = join(esp, ENTRIES, action.fileName);
     if (action.op === "remove") await unlink(path).catch(() => undefined);
     else
       await replaceFile(
         path,
-        entryText(
-          action.slot,
-          action.version,
-          await slotRoot(esp, action.slot, partUuids[action.slot]),
-          action.rank,
-        ),
+        entryText(action.slot, action.version, await rootOf(action.slot), action.rank),
       );
     await syncDir(join(esp, ENTRIES));
   }

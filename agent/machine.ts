@@ -76,16 +76,11 @@ export async function takeInitramfsFailure(): Promise<InitramfsFailure | null> {
   const raw = await readFile(path).catch(() => null);
   if (!raw) return null;
   await unlink(path).catch(() => undefined);
-  const match = /^(\S+) (\S+) ([ab]) (.*)$/s.exec(raw.subarray(4).toString("utf8").trim());
+  // BOOTID VERSION SLOT REASON (the boot id is for a person reading the variable)
+  const match = /^\S+ (\S+) ([ab]) (.*)$/s.exec(raw.subarray(4).toString("utf8").trim());
   if (!match) return null;
-  const [, bootId, version, slot, message] = match as unknown as [
-    string,
-    string,
-    string,
-    Slot,
-    string,
-  ];
-  return { bootId, version, slot, message };
+  const [, version, slot, message] = match as unknown as [string, string, Slot, string];
+  return { version, slot, message };
 }
 
 /** The root as the initramfs mounted it: the verity mapping / runs from, its root hash, and the partition under it. */

@@ -10,6 +10,7 @@
 // holds or hangs.
 import { mkdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { LikenError } from "../common/errors.ts";
+import { SYSTEM_LABELS } from "../formats/gpt-types.ts";
 import { mount, syncAll, umount } from "../tools/mount.ts";
 import { rebootNow } from "../tools/reboot.ts";
 import {
@@ -275,9 +276,8 @@ async function identify(version: string): Promise<Boot> {
 // The storage role partitions and the disks of this install: the boot disk, and each disk
 // whose liken-<role> partitions the boot disk does not hold (a role placed on another disk).
 function installDisks(all: readonly Partition[], bootDiskName: string) {
-  const system = new Set(["liken-esp", "liken-a", "liken-b", "liken-journal", "liken-state"]);
   const storage = all
-    .filter((p) => p.label.startsWith("liken-") && !system.has(p.label))
+    .filter((p) => p.label.startsWith("liken-") && !SYSTEM_LABELS.includes(p.label))
     .map((p) => ({ role: p.label.slice("liken-".length), disk: p.disk, size: p.size }));
   return { storage, disks: [...new Set([bootDiskName, ...storage.map((p) => p.disk)])] };
 }

@@ -51,12 +51,9 @@ export async function stageRelease(input: StageInput): Promise<void> {
       "ReleaseInvalid",
       `${releaseDir} holds release ${release.version}, the spec names ${decision.version}`,
     );
-  await verifyRelease(release).catch((error: Error) => {
-    throw new StagingRefused("ReleaseInvalid", describe(error));
-  });
-  // The same verdict as the hardware report and the installer: this machine's disks
-  // against the new release's boot-modules.json (a release that could not find its own
-  // disks would only fail its trial).
+  // Cheap refusals first. The same verdict as the hardware report and the installer: this
+  // machine's disks against the new release's boot-modules.json (a release that could not
+  // find its own disks would only fail its trial).
   const missing = await disksMissingDrivers(release, input.disks).catch((error: Error) => {
     throw new StagingRefused("ReleaseInvalid", describe(error));
   });
@@ -69,8 +66,12 @@ export async function stageRelease(input: StageInput): Promise<void> {
   if (release.rootfsSize > input.slot.size)
     throw new StagingRefused(
       "SlotTooSmall",
-      `release ${release.version} needs ${release.rootfsSize} bytes, slot ${decision.slot} holds ${input.slot.size}`,
+      `release ${release.version} needs ${release.rootfsSize} bytes, slot ${decision.slot} holds ${input.slot.size}: name a release that fits, or reinstall with a larger [layout] slot`,
     );
+  // Last of the checks: it reads and hashes every file of the release.
+  await verifyRelease(release).catch((error: Error) => {
+    throw new StagingRefused("ReleaseInvalid", describe(error));
+  });
 
   await applyEntryActions(
     input.esp,

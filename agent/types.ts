@@ -52,7 +52,6 @@ export interface Rejection {
 
 /** What a trial's initramfs could not do before it reset the machine (formats/boot-interface.ts). */
 export interface InitramfsFailure {
-  readonly bootId: string;
   readonly version: string;
   readonly slot: Slot;
   readonly message: string;

@@ -10,6 +10,9 @@ export const PARTITION_TYPES = {
   state: "4D21B016-B534-45C2-A9FB-5C16E091FD2D",
   /** liken's crash journal: no DPS type fits, so none of systemd's tools touch it. */
   journal: "8738DDE8-AEE2-43AC-9448-8C3F1717F4DE",
-  /** liken storage roles (containerd, local volumes, ...), formatted by the installed machine. */
+  /** liken storage roles (containerd, local volumes, ...), left empty for the release to use. */
   storage: "E9B9A502-AFB0-4994-B05A-9163E1970A24",
 } as const;
+
+/** The GPT names of the system disk's partitions; a storage role's is `liken-<role>`. */
+export const SYSTEM_LABELS = ["liken-esp", "liken-a", "liken-b", "liken-journal", "liken-state"];

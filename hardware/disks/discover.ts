@@ -3,12 +3,12 @@
 import { access, constants, readdir, readFile, realpath, stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { usageError } from "../../common/errors.ts";
+import { LOADER_GUID } from "../../formats/boot-interface.ts";
 import { type BlockDevice, listBlockDevices } from "../../tools/lsblk.ts";
 import type { DiskFacts } from "./types.ts";
 
-// systemd-boot's vendor GUID: LoaderDevicePartUUID names the partition the loader came from.
-const LOADER_PART_UUID_VAR =
-  "/sys/firmware/efi/efivars/LoaderDevicePartUUID-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f";
+// LoaderDevicePartUUID names the partition systemd-boot came from.
+const LOADER_PART_UUID_VAR = `/sys/firmware/efi/efivars/LoaderDevicePartUUID-${LOADER_GUID}`;
 
 /**
  * The modules a block device's driver chain needs that the release cannot load at boot: the

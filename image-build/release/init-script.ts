@@ -28,6 +28,17 @@ export function watchdogOptions(): string {
   ].join("\n");
 }
 
+/** say (a line on the screen and the first serial port) and hold: both of a release's inits. */
+export const CONSOLE_FUNCTIONS = `say() {
+  for c in /dev/tty0 /dev/ttyS0; do [ -c "$c" ] && echo "$*" > "$c" 2>/dev/null; done
+}
+
+hold() {
+  say "liken: the boot holds here; power the machine off"
+  while :; do sleep 3600; done
+}
+`;
+
 export function releaseInit(version: string, storageModules: readonly string[]): string {
   const storage = storageModules.join(" ");
   return `#!/bin/busybox sh
@@ -43,18 +54,15 @@ mkdir -p /run/liken
 echo /bin/modprobe > /proc/sys/kernel/modprobe
 version=${version}
 
-say() {
-  for c in /dev/tty0 /dev/ttyS0; do [ -c "$c" ] && echo "$*" > "$c" 2>/dev/null; done
-}
-
+${CONSOLE_FUNCTIONS}
 # Into the kernel's log at debug level: not on the console twice, but in a crash record.
 klog() {
   echo "<7>$*" > /dev/kmsg 2>/dev/null
 }
 
-hold() {
-  say "liken: the boot holds here; power the machine off"
-  while :; do sleep 3600; done
+# The drivers the hardware present asks for, by modalias, from the release's modules.
+load_by_modalias() {
+  find /sys/devices -name modalias -exec cat {} + 2>/dev/null | sort -u | xargs modprobe -qa 2>/dev/null
 }
 
 # A trial resets; the proven slot holds with the reason and what to do.
@@ -93,9 +101,8 @@ if [ -n "$trial" ]; then
   # The hardware's watchdog by modalias (two rounds: lpc_ich brings iTCO_wdt's device),
   # softdog when there is none. Opened, pinged and closed without the magic V, it keeps
   # running: nothing pings it until the root's boot agent takes it over.
-  for round in 1 2; do
-    find /sys/devices -name modalias -exec cat {} + 2>/dev/null | sort -u | xargs modprobe -qa 2>/dev/null
-  done
+  load_by_modalias
+  load_by_modalias
   [ -e /sys/firmware/dmi/entries/38-0 ] && modprobe -qa ipmi_si ipmi_devintf ipmi_watchdog 2>/dev/null
   [ -e /dev/watchdog ] || modprobe -q softdog 2>/dev/null
   if echo k > /dev/watchdog 2>/dev/null; then
@@ -116,8 +123,7 @@ device=
 for round in $(seq 1 75); do
   device=$(blkid -c /dev/null -l -o device -t PARTUUID="$partuuid" 2>/dev/null)
   [ -n "$device" ] && break
-  [ $((round % 5)) -eq 0 ] &&
-    find /sys/devices -name modalias -exec cat {} + 2>/dev/null | sort -u | xargs modprobe -qa 2>/dev/null
+  [ $((round % 5)) -eq 0 ] && load_by_modalias
   sleep 0.2
 done
 [ -n "$device" ] ||

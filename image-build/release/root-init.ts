@@ -8,6 +8,7 @@
 // (PID 1 dying panics the kernel), `hang` stops the root before anything pings the watchdog.
 import { TRIAL_MARK } from "../../formats/boot-interface.ts";
 import type { ReleaseFault } from "./faults.ts";
+import { CONSOLE_FUNCTIONS } from "./init-script.ts";
 
 export function rootInit(fault: ReleaseFault | null): string {
   return `#!/bin/busybox sh
@@ -16,15 +17,7 @@ export function rootInit(fault: ReleaseFault | null): string {
 export PATH=/run/bin:/usr/bin
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 
-say() {
-  for c in /dev/tty0 /dev/ttyS0; do [ -c "$c" ] && echo "$*" > "$c" 2>/dev/null; done
-}
-
-hold() {
-  say "liken: the boot holds here; power the machine off"
-  while :; do sleep 3600; done
-}
-${faultLines(fault)}
+${CONSOLE_FUNCTIONS}${faultLines(fault)}
 node /usr/lib/liken/agent.mjs
 rc=$?
 [ $rc -eq 0 ] && while :; do sleep 3600; done

@@ -15,6 +15,7 @@ import {
   summarizeClaim,
 } from "../../formats/claim.ts";
 import { parseGpt } from "../../formats/gpt.ts";
+import { SYSTEM_LABELS } from "../../formats/gpt-types.ts";
 import { readJournal } from "../../formats/journal-io.ts";
 import type { CrashRecord } from "../../formats/journal-records.ts";
 import { hashRegion } from "../../formats/write-image.ts";
@@ -31,8 +32,6 @@ import type {
   Inspection,
   Problem,
 } from "./types.ts";
-
-const SYSTEM_LABELS = ["liken-esp", "liken-a", "liken-b", "liken-journal", "liken-state"];
 
 /** What the liken disk at `path` holds; a LikenError refusal when it carries no valid claim. */
 export async function inspectDisk(path: string): Promise<Inspection> {
