@@ -1,11 +1,13 @@
 // Pins the image's inputs: every Debian package of image-build/packages.json at the version
 // the mirror offers now (apt-cache policy's candidate), checked against the sha256 in apt's
-// signed index and written to image-build/packages.lock.json; and the Node.js tarball of
+// signed index and written to image-build/packages.lock.json (a package with a `component`,
+// such as the firmware in non-free-firmware, through a private apt that lists it, since the
+// host's sources may list only main); and the Node.js tarball of
 // packages.json's "node" entry, written to image-build/node.lock.json. Downloads what it
 // pins into the cache, so the next build starts warm.
 //
 //   npx tsx scripts/lock-packages.ts        (after apt-get update, to take a mirror's updates)
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { LikenError } from "../common/errors.ts";
 import { defaultCacheDir } from "../image-build/inputs/cache.ts";
@@ -22,11 +24,12 @@ import {
   NODE_LOCK,
   type NodeLock,
 } from "../image-build/inputs/node.ts";
+import { type Component, withComponentApt } from "../image-build/inputs/private-apt.ts";
 import { debFileName, findCandidateVersions, findDepends, showVersions } from "../tools/apt.ts";
 
 interface PackagesJson {
   kernelMetaPackage: string;
-  packages: { name: string; why: string }[];
+  packages: { name: string; why: string; component?: Component }[];
   node: { package: string; version: string; binary: string; why: string };
 }
 
@@ -35,17 +38,42 @@ function say(line: string): void {
 }
 
 async function lockDebian(spec: PackagesJson): Promise<LockedDeb[]> {
-  const names = spec.packages.map((p) => p.name);
-  const candidates = await findCandidateVersions(names);
+  const entries = await lockFrom(
+    spec.packages.filter((p) => p.component === undefined).map((p) => p.name),
+    [],
+    undefined,
+  );
+  // Packages of a component the host's sources may lack: through a private apt that lists it.
+  const components = new Set(spec.packages.flatMap((p) => p.component ?? []));
+  for (const component of components) {
+    const names = spec.packages.filter((p) => p.component === component).map((p) => p.name);
+    await mkdir(defaultCacheDir("debs"), { recursive: true });
+    entries.push(
+      ...(await withComponentApt(component, defaultCacheDir("debs"), (options) =>
+        lockFrom(names, options, component),
+      )),
+    );
+  }
+  return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** Pins `names` at the candidate version of the apt that `aptOptions` select (the host's when empty). */
+async function lockFrom(
+  names: readonly string[],
+  aptOptions: readonly string[],
+  component: Component | undefined,
+): Promise<LockedDeb[]> {
+  const candidates = await findCandidateVersions(names, aptOptions);
   const none = names.filter((n) => candidates.get(n) === undefined);
   if (none.length > 0)
     throw new LikenError({
       kind: "failed",
-      what: `the mirror offers no version of ${none.join(", ")}`,
+      what: `the mirror offers no version of ${none.join(", ")}${component ? ` in ${component}` : ""}`,
       hint: "run apt-get update; if a package was renamed (a new kernel ABI), fix image-build/packages.json",
     });
   const records = await showVersions(
     names.map((name) => ({ name, version: candidates.get(name)! })),
+    aptOptions,
   );
   const entries = names.map((name): LockedDeb => {
     const record = records.get(name);
@@ -62,12 +90,13 @@ async function lockDebian(spec: PackagesJson): Promise<LockedDeb[]> {
       filename: debFileName(name, record.version, record.arch),
       sha256: record.sha256,
       size: record.size,
+      ...(component ? { component } : {}),
     };
   });
   // apt's index hashes are what the downloads are checked against: the lock records what
   // Debian signed, and a corrupt download fails here rather than being pinned.
   await fetchDebs(entries, defaultCacheDir("debs"));
-  return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return entries;
 }
 
 async function checkKernel(spec: PackagesJson): Promise<void> {

@@ -1,7 +1,7 @@
 // apt-cache and apt-get: which version of a Debian package the mirror offers, its recorded
 // hash, and the .deb itself. Reads the package lists that `apt-get update` left; never
 // installs anything on the host. A private apt (its own sources.list, lists and cache) fetches
-// source packages the host's sources do not offer.
+// what the host's sources do not offer: source packages, and the non-free-firmware packages.
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { run } from "./exec.ts";
@@ -20,8 +20,9 @@ export interface AptRecord {
 /** The version apt would install of each package, or undefined when it offers none. */
 export async function findCandidateVersions(
   names: readonly string[],
+  aptOptions: readonly string[] = [], // privateAptOptions for a private apt
 ): Promise<Map<string, string | undefined>> {
-  const { stdout } = await run("apt-cache", ["policy", ...names]);
+  const { stdout } = await run("apt-cache", [...aptOptions, "policy", ...names]);
   return parsePolicy(stdout, names);
 }
 
@@ -45,8 +46,10 @@ export function parsePolicy(
 /** The Packages records of exact versions (`name=version`), one per name. */
 export async function showVersions(
   specs: readonly { name: string; version: string }[],
+  aptOptions: readonly string[] = [],
 ): Promise<Map<string, AptRecord>> {
   const { stdout } = await run("apt-cache", [
+    ...aptOptions,
     "show",
     "--no-all-versions", // only the record asked for, not every version the lists hold
     ...specs.map((s) => `${s.name}=${s.version}`),
@@ -88,11 +91,13 @@ export async function findDepends(name: string): Promise<string[]> {
 export async function downloadDebs(
   specs: readonly { name: string; version: string }[],
   dir: string,
+  aptOptions: readonly string[] = [],
 ): Promise<void> {
   if (specs.length === 0) return;
   await run(
     "apt-get",
     [
+      ...aptOptions,
       "download",
       "--quiet",
       "--quiet", // no progress meter in the build log
@@ -125,7 +130,7 @@ export function privateAptOptions(dir: string): string[] {
     ...["-o", "APT::Get::List-Cleanup=0"],
     ...["-o", "APT::Sandbox::User=root"], // the _apt user cannot enter root's cache folder
     ...["-o", "Acquire::Retries=3"],
-    ...["-o", "Acquire::Languages=none"], // no Translation files: only Sources are needed
+    ...["-o", "Acquire::Languages=none"], // no Translation files: only Sources and Packages are needed
   ];
 }
 

@@ -7,8 +7,11 @@ import { LikenError } from "../../common/errors.ts";
 import { repoRoot } from "../../common/repo-root.ts";
 import { downloadDebs } from "../../tools/apt.ts";
 import { extractDeb } from "../../tools/dpkg-deb.ts";
-import { CommandError } from "../../tools/exec.ts";
 import { defaultCacheDir, findFileDigest, hasDigest } from "./cache.ts";
+import { type Component, withComponentApt } from "./private-apt.ts";
+import { toolSaid } from "./tool-said.ts";
+
+export { toolSaid } from "./tool-said.ts";
 
 /** One entry of packages.lock.json. */
 export interface LockedDeb {
@@ -19,6 +22,11 @@ export interface LockedDeb {
   readonly filename: string;
   readonly sha256: string;
   readonly size: number;
+  /**
+   * The archive component, when not one the host's sources are expected to list (`main`):
+   * the package is looked up and downloaded through a private apt (private-apt.ts).
+   */
+  readonly component?: Component;
 }
 
 export const PACKAGES_JSON = join(repoRoot(), "image-build", "packages.json");
@@ -57,14 +65,19 @@ export async function fetchDebs(
   // running beside this one never sees a half-written .deb.
   const staging = await mkdtemp(join(cacheDir, ".download-"));
   try {
-    await downloadDebs(missing, staging).catch((error: unknown) => {
-      throw new LikenError({
-        kind: "failed",
-        what: `apt-get could not download ${missing.map((e) => `${e.name}=${e.version}`).join(" ")}${toolSaid(error)}`,
-        hint: `check the Debian mirror and run apt-get update; if the mirror no longer offers these versions, run ${RELOCK}`,
-        cause: error,
-      });
+    const fromHost = missing.filter((e) => e.component === undefined);
+    await downloadDebs(fromHost, staging).catch((error: unknown) => {
+      throw downloadFailed(fromHost, "check the Debian mirror and run apt-get update", error);
     });
+    for (const component of new Set(missing.flatMap((e) => e.component ?? []))) {
+      const these = missing.filter((e) => e.component === component);
+      await withComponentApt(component, staging, (options) =>
+        downloadDebs(these, staging, options),
+      ).catch((error: unknown) => {
+        if (error instanceof LikenError) throw error; // the lists did not update: it says why
+        throw downloadFailed(these, `check that deb.debian.org serves ${component}`, error);
+      });
+    }
     for (const entry of missing) {
       const file = join(staging, entry.filename);
       const got = await findFileDigest(file);
@@ -88,6 +101,15 @@ export async function fetchDebs(
   return paths;
 }
 
+function downloadFailed(entries: readonly LockedDeb[], check: string, error: unknown): LikenError {
+  return new LikenError({
+    kind: "failed",
+    what: `apt-get could not download ${entries.map((e) => `${e.name}=${e.version}`).join(" ")}${toolSaid(error)}`,
+    hint: `${check}; if the mirror no longer offers these versions, run ${RELOCK}`,
+    cause: error,
+  });
+}
+
 /** Unpacks the files of every .deb into `destDir` (no maintainer scripts run). */
 export async function unpackDebs(debPaths: readonly string[], destDir: string): Promise<void> {
   await mkdir(destDir, { recursive: true });
@@ -101,11 +123,4 @@ export async function unpackDebs(debPaths: readonly string[], destDir: string): 
     for (let deb = queue.shift(); deb; deb = queue.shift()) await extractDeb(deb, destDir);
   };
   await Promise.all([worker(), worker()]);
-}
-
-/** `: <the tool's error line>` for a failed command (apt prints its reason on an `E:` line). */
-export function toolSaid(error: unknown): string {
-  if (!(error instanceof CommandError) || !error.stderrTail) return "";
-  const lines = error.stderrTail.split("\n");
-  return `: ${lines.filter((l) => l.startsWith("E:")).at(-1) ?? lines.at(-1)}`;
 }

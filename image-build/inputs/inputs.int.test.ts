@@ -36,6 +36,7 @@ const TOOLS = [
   "sbin/modprobe",
   "sbin/blkdiscard",
   "usr/bin/partx",
+  "usr/sbin/dmidecode",
   "bin/busybox",
 ];
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { initramfsModules, rootModules } from "../../formats/boot-modules.ts";
 import {
   allDriversUnder,
+  type ModuleEntry,
   type ModuleIndex,
   matchesPattern,
   moduleClosure,
@@ -10,6 +12,7 @@ import {
   parseModulesAlias,
   parseModulesDep,
   parseModulesSoftdep,
+  releaseBootModules,
   resolveModalias,
 } from "./modules.ts";
 
@@ -207,5 +210,103 @@ describe("resolveModalias", () => {
     expect(
       resolveModalias("pci:v00008086d00002922sv00001AF4sd00001100bc01sc06i01", aliases),
     ).toEqual([]);
+  });
+});
+
+describe("releaseBootModules", () => {
+  // the initramfs carries the disk; the root virtio_net, whose closure shares virtio with it
+  const idx = (): ModuleIndex => {
+    const base = index();
+    const net: ModuleEntry[] = [
+      {
+        name: "virtio_net",
+        path: "kernel/drivers/net/virtio_net.ko",
+        depends: ["virtio", "virtio_ring", "failover"],
+      },
+      { name: "failover", path: "kernel/net/core/failover.ko", depends: [] },
+      { name: "tg3", path: "kernel/drivers/net/ethernet/broadcom/tg3.ko", depends: [] },
+    ];
+    return {
+      ...base,
+      modules: new Map([...base.modules, ...net.map((m) => [m.name, m] as const)]),
+      aliases: [
+        ...base.aliases,
+        ["virtio:d00000001v*", "virtio_net"],
+        ["pci:v000014E4d00001644sv*sd*bc*sc*i*", "tg3"],
+        ["pci:v00008086d000010D3sv*sd*bc*sc*i*", "e1000e"], // not carried anywhere
+      ],
+    };
+  };
+  const entries = (i: ModuleIndex, names: string[]) =>
+    moduleClosure(i, names).map((n) => i.modules.get(n)!);
+  const listed = () => {
+    const i = idx();
+    const initramfs = {
+      kernel: i.kernel,
+      modules: entries(i, ["virtio_blk"]),
+      builtin: [],
+      aliases: [],
+    };
+    const root = {
+      kernel: i.kernel,
+      modules: entries(i, ["virtio_net", "tg3"]),
+      builtin: [],
+      aliases: [],
+    };
+    const firmware = new Map([
+      [
+        "tg3",
+        [
+          { file: "tigon/tg3_tso5.bin", carried: true },
+          { file: "tigon/none.bin", carried: false },
+        ],
+      ],
+    ]);
+    return releaseBootModules(i, initramfs, root, firmware);
+  };
+
+  it("lists the initramfs's modules as they were and the root's others once, as root", () => {
+    const value = listed();
+    expect(initramfsModules(value).map((m) => m.name)).toEqual([
+      "virtio_ring",
+      "virtio",
+      "virtio_blk",
+    ]);
+    expect(
+      rootModules(value)
+        .map((m) => m.name)
+        .sort(),
+    ).toEqual(["failover", "tg3", "virtio_net"]);
+    expect(value.modules.find((m) => m.name === "virtio")).not.toHaveProperty("where");
+    expect(value.modules.find((m) => m.name === "virtio_net")?.where).toBe("root");
+  });
+
+  it("keeps the firmware each module names, and none where it names none", () => {
+    const value = listed();
+    expect(value.modules.find((m) => m.name === "tg3")?.firmware).toEqual([
+      { file: "tigon/tg3_tso5.bin", carried: true },
+      { file: "tigon/none.bin", carried: false },
+    ]);
+    expect(value.modules.find((m) => m.name === "virtio_net")).not.toHaveProperty("firmware");
+  });
+
+  it("resolves a NIC's modalias to its root driver, and only carried modules' aliases", () => {
+    const value = listed();
+    expect(
+      resolveModalias("pci:v000014E4d00001644sv00001028sd000001F0bc02sc00i00", value.aliases),
+    ).toEqual(["tg3"]);
+    expect(resolveModalias("virtio:d00000001v00001AF4", value.aliases)).toEqual(["virtio_net"]);
+    expect(
+      resolveModalias("pci:v00008086d000010D3sv00008086sd0000A01Fbc02sc00i00", value.aliases),
+    ).toEqual([]);
+    expect(resolveModalias("serial8250", value.aliases)).toEqual(["8250"]); // built-ins stay
+  });
+
+  it("reads a file without where as all initramfs", () => {
+    const old = {
+      modules: [{ name: "nvme", path: "kernel/drivers/nvme/host/nvme.ko", depends: [] }],
+    };
+    expect(initramfsModules(old).map((m) => m.name)).toEqual(["nvme"]);
+    expect(rootModules(old)).toEqual([]);
   });
 });

@@ -8,6 +8,7 @@ import { LikenError } from "../../common/errors.ts";
 import {
   type Alias,
   type BootModules,
+  type FirmwareFile,
   type ModuleEntry,
   resolveModalias,
 } from "../../formats/boot-modules.ts";
@@ -15,7 +16,7 @@ import { writeModuleIndexes } from "../../tools/depmod.ts";
 import { decompressInPlace } from "../../tools/xz.ts";
 
 export { matchesPattern, resolveModalias } from "../../formats/boot-modules.ts";
-export type { Alias, BootModules, ModuleEntry };
+export type { Alias, BootModules, FirmwareFile, ModuleEntry };
 
 export interface ModuleIndex {
   readonly kernel: string;
@@ -267,6 +268,37 @@ export async function bootModules(
       const m = index.modules.get(name)!;
       return { ...m, path: options.decompressed ? decompressedPath(m.path) : m.path };
     }),
+    builtin: [...index.builtin].sort(),
+    aliases: index.aliases.filter(([, module]) => present.has(module)),
+  };
+}
+
+/**
+ * The release's boot-modules.json: the initramfs's modules, then the root's that the
+ * initramfs lacks (`where: "root"`), each with the firmware it names (by module name), and
+ * the aliases of both and of the built-ins, in the kernel's modules.alias order.
+ */
+export function releaseBootModules(
+  index: ModuleIndex,
+  initramfs: BootModules,
+  root: BootModules,
+  firmware: ReadonlyMap<string, readonly FirmwareFile[]>,
+): BootModules {
+  const inInitramfs = new Set(initramfs.modules.map((m) => m.name));
+  const withFirmware = (m: ModuleEntry): ModuleEntry => {
+    const files = firmware.get(m.name) ?? [];
+    return files.length > 0 ? { ...m, firmware: files } : m;
+  };
+  const modules = [
+    ...initramfs.modules.map(withFirmware),
+    ...root.modules
+      .filter((m) => !inInitramfs.has(m.name))
+      .map((m) => withFirmware({ ...m, where: "root" })),
+  ];
+  const present = new Set([...modules.map((m) => m.name), ...index.builtin]);
+  return {
+    kernel: index.kernel,
+    modules,
     builtin: [...index.builtin].sort(),
     aliases: index.aliases.filter(([, module]) => present.has(module)),
   };

@@ -1,7 +1,8 @@
 // `liken-stick release`: builds an installable release (docs/design.md section 4) from the pinned
 // Debian inputs: the kernel; a small initramfs that finds the slot, maps it through
 // dm-verity and switch_roots into it; the root filesystem image (erofs with its verity hash
-// tree) holding the boot agent, Node.js and the root's init and health checks;
+// tree) holding the boot agent, Node.js, the root's init and health checks, and the NIC
+// drivers with their firmware;
 // systemd-boot, boot-modules.json and release.toml. Test releases take fault knobs and can
 // leave modules out.
 import { createCipheriv, createHash } from "node:crypto";
@@ -14,13 +15,21 @@ import { makeErofs } from "../../tools/mkfs-erofs.ts";
 import { bundleAgent } from "../bundle.ts";
 import { copyFromRoot } from "../copy-from-root.ts";
 import { buildInitramfs } from "../initramfs.ts";
-import { requireNodeBinary, resolveLibraries } from "../inputs/index.ts";
+import {
+  type BootModules,
+  type FirmwareFile,
+  readModuleIndex,
+  releaseBootModules,
+  requireNodeBinary,
+  resolveLibraries,
+} from "../inputs/index.ts";
 import { installModules } from "../modules-install.ts";
 import { requireUnpackedInputs, type UnpackedInputs } from "../unpacked.ts";
 import { appendVerityTree } from "../verity-image.ts";
 import type { ReleaseFault } from "./faults.ts";
 import { releaseInit, watchdogOptions } from "./init-script.ts";
 import { rootInit } from "./root-init.ts";
+import { installRootModules, moduleFirmware } from "./root-modules.ts";
 
 /** The disk drivers /init loads at once before it looks for the slot. */
 const STORAGE_MODULES = ["virtio_pci", "virtio_blk", "virtio_scsi", "nvme", "ahci", "sd_mod"];
@@ -89,13 +98,21 @@ export async function buildRelease(o: ReleaseOptions): Promise<void> {
   await mkdir(join(tree, "etc/modprobe.d"), { recursive: true });
   await writeFile(join(tree, "etc/modprobe.d/liken-watchdog.conf"), watchdogOptions());
   const modules = await installModules(inputs, tree, RELEASE_MODULES, o.withoutModules ?? []);
+  const firmware = await moduleFirmware(inputs, tree, modules, false);
   await buildInitramfs(tree, join(o.out, "initrd.img"), o.epoch, join(o.workDir, "initrd.cpio"));
 
   await copyFile(inputs.vmlinuz, join(o.out, "vmlinuz"));
   await copyFile(inputs.systemdBoot, join(o.out, "systemd-bootx64.efi"));
-  await writeFile(join(o.out, "boot-modules.json"), `${JSON.stringify(modules, null, 2)}\n`);
-  const verity = await buildRootfs(o, inputs, join(o.workDir, "rootfs-tree"));
-  await writeReleaseToml(o.out, o.version, inputs.kernelVersion, verity);
+  const root = await buildRootfs(o, inputs, join(o.workDir, "rootfs-tree"));
+  for (const [name, files] of root.firmware) firmware.set(name, files);
+  const listed = releaseBootModules(
+    await readModuleIndex(inputs.root),
+    modules,
+    root.modules,
+    firmware,
+  );
+  await writeFile(join(o.out, "boot-modules.json"), `${JSON.stringify(listed, null, 2)}\n`);
+  await writeReleaseToml(o.out, o.version, inputs.kernelVersion, root.verity);
 }
 
 async function installTools(
@@ -109,12 +126,17 @@ async function installTools(
 }
 
 // The root: busybox, Node.js with its libraries, the boot agent, the init and the health
-// checks, the folders the boot mounts things on. Its verity hash tree goes after it.
+// checks, the NIC drivers and their firmware, the folders the boot mounts things on. Its
+// verity hash tree goes after it.
 async function buildRootfs(
   o: ReleaseOptions,
   inputs: UnpackedInputs,
   tree: string,
-): Promise<Verity> {
+): Promise<{
+  verity: Verity;
+  modules: BootModules;
+  firmware: Map<string, readonly FirmwareFile[]>;
+}> {
   await rm(tree, { recursive: true, force: true });
   for (const dir of ["bin", "sbin", "etc/liken", "dev", "proc", "sys", "run", "tmp", "state"])
     await mkdir(join(tree, dir), { recursive: true });
@@ -144,6 +166,8 @@ async function buildRootfs(
   await writeFile(join(tree, "usr/lib/os-release"), osRelease);
   await writeFile(join(tree, "etc/os-release"), osRelease);
   await writeFile(join(tree, "usr/lib/liken/version"), `${o.version}\n`);
+  const modules = await installRootModules(inputs, tree, o.withoutModules ?? []);
+  const firmware = await moduleFirmware(inputs, tree, modules, true);
   if (o.noiseMiB)
     await writeFile(join(tree, "usr/lib/liken/noise.bin"), noise(o.version, o.noiseMiB));
   const image = join(o.out, "rootfs.img");
@@ -157,7 +181,7 @@ async function buildRootfs(
   // One changed byte in the first data block, after its hash went into the tree: the
   // installer's and the staging's sha256 of rootfs.img hold, dm-verity refuses the block.
   if (o.fault === "verity") await flipByte(image, 0);
-  return verity;
+  return { verity, modules, firmware };
 }
 
 // The test release's health checks (docs/rollback.md, What a release's root does): each

@@ -54,8 +54,10 @@ const TOOLS = [
   "usr/bin/mmd",
   "usr/bin/mtype",
   "usr/bin/mdir",
-  // The hardware report: CPU model and core counts (systeminformation asks lscpu).
+  // The hardware report: CPU model and core counts (systeminformation asks lscpu), and the
+  // serial number, UUID, baseboard and firmware details (it runs dmidecode, found on PATH).
   "usr/bin/lscpu",
+  "usr/sbin/dmidecode",
 ];
 
 export interface StickOptions {
