@@ -56,7 +56,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: "node_modules" },
-    exclude: { path: "^(node_modules|dist|hwreport/fixtures)/" },
+    exclude: { path: "^(node_modules|dist|hwreport/fixtures|hardware/fixtures)/" },
     includeOnly: "\\.(ts|mts|mjs|cjs|js)$",
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },

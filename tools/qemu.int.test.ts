@@ -153,6 +153,38 @@ describe("qemuArgs", () => {
     expect(qemuArgs({ firmware: FIRMWARE, serial: { kind: "stdio" } })).not.toContain("-netdev");
   });
 
+  it("places a NIC by its spec: acpi-index, a root port, an address, multi-function", () => {
+    const args = qemuArgs({
+      firmware: FIRMWARE,
+      nics: [
+        { model: "virtio", acpiIndex: 1 },
+        { model: "e1000e", rootPort: true, link: "down" },
+        { model: "virtio", addr: "0x10.0", multifunction: true },
+        { model: "virtio", addr: "0x10.1" },
+        "e1000e",
+        "usb",
+      ],
+      serial: { kind: "stdio" },
+    });
+    // biome-ignore format: one device per line
+    expect(args.slice(args.indexOf("-netdev"))).toEqual([
+      "-netdev", "user,id=net0", "-device", "virtio-net-pci,netdev=net0,id=nic0,acpi-index=1",
+      "-device", "pcie-root-port,id=nic1-port,chassis=65,slot=65",
+      "-netdev", "user,id=net1", "-device", "e1000e,netdev=net1,id=nic1,bus=nic1-port",
+      "-netdev", "user,id=net2", "-device", "virtio-net-pci,netdev=net2,id=nic2,addr=0x10.0,multifunction=on",
+      "-netdev", "user,id=net3", "-device", "virtio-net-pci,netdev=net3,id=nic3,addr=0x10.1",
+      "-netdev", "user,id=net4", "-device", "e1000e,netdev=net4,id=nic4",
+      "-netdev", "user,id=net5", "-device", "usb-net,bus=xhci.0,netdev=net5,id=nic5",
+    ]);
+    expect(() =>
+      qemuArgs({
+        firmware: FIRMWARE,
+        nics: [{ model: "usb", rootPort: true }],
+        serial: { kind: "stdio" },
+      }),
+    ).toThrow("nic0 is a USB NIC");
+  });
+
   it("refuses more AHCI disks than the controller has ports", () => {
     const disks = Array.from({ length: 7 }, (_, i) => ({ path: `/d/${i}`, bus: "ahci" as const }));
     expect(() => qemuArgs({ firmware: FIRMWARE, disks, serial: { kind: "stdio" } })).toThrow(

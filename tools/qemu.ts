@@ -14,8 +14,51 @@ import { type ProcessExit, type StartedProcess, type StartOptions, start } from 
 export const QEMU = "qemu-system-x86_64";
 
 export type DiskBus = "virtio" | "nvme" | "ahci";
-/** A NIC model: virtio-net or Intel's e1000e (82574L), each on QEMU's user network. */
-export type NicModel = "virtio" | "e1000e";
+/**
+ * A NIC model, each on QEMU's user network: virtio-net, Intel's e1000e (82574L), or a USB
+ * Ethernet adapter (QEMU's usb-net, CDC Ethernet and RNDIS) in a port of the xHCI controller.
+ */
+export type NicModel = "virtio" | "e1000e" | "usb";
+
+/**
+ * A NIC with its place on the machine, for tests of interface names and links. Every NIC,
+ * plain or not, has the QOM id `nic<i>` (its index in VmSpec.nics), which QMP `set_link`
+ * takes.
+ */
+export interface NicSpec {
+  readonly model: NicModel;
+  /**
+   * QEMU's acpi-index: the firmware's index of an onboard NIC (ACPI _DSM), which the guest
+   * reads as acpi_index and udev turns into eno<N>. QEMU 7.2 gives it to the guest only on a
+   * bus with ACPI PCI hotplug: pc's root bus, or behind a q35 pcie-root-port (rootPort), not
+   * on q35's root bus (hardware/fixtures/net-names/ has both machines' captures).
+   */
+  readonly acpiIndex?: number;
+  /** Behind a PCIe root port of its own (q35), as an add-in card in a server's slot is. */
+  readonly rootPort?: boolean;
+  /** The PCI address on its bus, QEMU's `addr` (slot.function in hex: "0x10.1"). */
+  readonly addr?: string;
+  /** Set the multi-function bit (function 0 of a slot whose other functions follow). */
+  readonly multifunction?: boolean;
+  /**
+   * The link at power-on ("up", the default). qemuArgs() cannot say it; the QEMU test
+   * harness applies "down" through QMP `set_link` as soon as QEMU answers, while OVMF runs.
+   */
+  readonly link?: "up" | "down";
+}
+
+/** A NIC as VmSpec takes it: a plain model, or a model with its place and link. */
+export type VmNic = NicModel | NicSpec;
+
+/** The QOM id of NIC `index` (QMP `set_link`'s name). */
+export function nicId(index: number): string {
+  return `nic${index}`;
+}
+
+/** `nic` as a NicSpec. */
+export function nicSpec(nic: VmNic): NicSpec {
+  return typeof nic === "string" ? { model: nic } : nic;
+}
 export type Accel = "tcg" | "kvm";
 
 export interface VmDisk {
@@ -73,7 +116,7 @@ export interface VmSpec {
   /** Disks in boot order, after the stick. */
   readonly disks?: readonly VmDisk[];
   /** Network ports, none by default; each on its own user-mode network (no host setup). */
-  readonly nics?: readonly NicModel[];
+  readonly nics?: readonly VmNic[];
   readonly serial: SerialSpec;
   /** A unix socket for QMP (tools/qmp.ts). */
   readonly qmpSocket?: string;
@@ -187,9 +230,37 @@ export function qemuArgs(spec: VmSpec): string[] {
       args.push("-device", `ide-hd,bus=${bus},drive=${id},id=${id}-dev${serialOpt},${bootindex}`);
     }
   });
-  (spec.nics ?? []).forEach((model, i) => {
+  (spec.nics ?? []).forEach((nic, i) => {
+    const { model, acpiIndex, rootPort, addr, multifunction } = nicSpec(nic);
+    const id = nicId(i);
+    if (model === "usb") {
+      if (acpiIndex !== undefined || rootPort || addr !== undefined || multifunction) {
+        throw new Error(`${id} is a USB NIC: it has no PCI place (acpiIndex, rootPort, addr)`);
+      }
+      args.push(
+        "-netdev",
+        `user,id=net${i}`,
+        "-device",
+        `usb-net,bus=xhci.0,netdev=net${i},id=${id}`,
+      );
+      return;
+    }
     const device = model === "virtio" ? "virtio-net-pci" : "e1000e";
-    args.push("-netdev", `user,id=net${i}`, "-device", `${device},netdev=net${i},id=nic${i}`);
+    let options = "";
+    if (rootPort) {
+      // Chassis and slot numbers from 64 up, apart from the disks' root ports (1, 2, ...).
+      args.push("-device", `pcie-root-port,id=${id}-port,chassis=${64 + i},slot=${64 + i}`);
+      options += `,bus=${id}-port`;
+    }
+    if (addr !== undefined) options += `,addr=${addr}`;
+    if (multifunction) options += ",multifunction=on";
+    if (acpiIndex !== undefined) options += `,acpi-index=${acpiIndex}`;
+    args.push(
+      "-netdev",
+      `user,id=net${i}`,
+      "-device",
+      `${device},netdev=net${i},id=${id}${options}`,
+    );
   });
   return args;
 }

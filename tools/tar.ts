@@ -31,3 +31,24 @@ export async function extractXzMembers(
     { timeoutMs: 10 * 60_000 },
   );
 }
+
+/**
+ * Writes `members` (paths relative to `dir`) into the uncompressed tar `archive`, owned by
+ * root, as busybox tar in a guest reads it from a raw disk (its size is a multiple of 10240
+ * bytes, whole sectors).
+ */
+export async function createTar(
+  archive: string,
+  dir: string,
+  members: readonly string[],
+): Promise<void> {
+  await run("tar", [
+    "--create",
+    `--file=${archive}`,
+    `--directory=${dir}`,
+    "--owner=0",
+    "--group=0",
+    "--",
+    ...members,
+  ]);
+}

@@ -13,12 +13,14 @@ import {
   type Accel,
   chooseAccel,
   findKvmFailure,
-  type NicModel,
+  nicId,
+  nicSpec,
   type Ovmf,
   requireOvmf,
   STICK_DEVICE_ID,
   startQemu,
   type VmDisk,
+  type VmNic,
   type VmSpec,
 } from "../../tools/qemu.ts";
 import { QmpClient } from "../../tools/qmp.ts";
@@ -30,8 +32,13 @@ export interface VmOptions {
   /** Let the guest write the stick image (by default its writes are thrown away). */
   readonly stickWritable?: boolean;
   readonly disks?: readonly VmDisk[];
-  /** Network ports (none by default). */
-  readonly nics?: readonly NicModel[];
+  /**
+   * Network ports (none by default): a model ("virtio", "e1000e") or a NicSpec with its PCI
+   * place and `link: "down"`. NIC i is `nic<i>` to QMP. A link "down" is set through QMP as
+   * soon as QEMU answers (the guest is still in OVMF), at every start of QEMU; vm.setLink()
+   * changes it later.
+   */
+  readonly nics?: readonly VmNic[];
   readonly memoryMiB?: number;
   readonly cpus?: number;
   /** LIKEN_ACCEL, else TCG unless probeKvm() has booted OVMF with KVM (tools/qemu.ts). */
@@ -215,6 +222,19 @@ export class Vm {
     );
   }
 
+  /**
+   * Plugs NIC `index`'s cable in (`up`) or pulls it (QMP set_link): the guest's driver sees
+   * carrier come or go, as on a switch port. Lasts until QEMU starts again (a relaunch
+   * begins with the links of VmOptions.nics).
+   */
+  async setLink(index: number, up: boolean): Promise<void> {
+    const count = this.#options.nics?.length ?? 0;
+    if (!Number.isInteger(index) || index < 0 || index >= count) {
+      throw new Error(`no NIC ${index}: the VM has ${count}`);
+    }
+    await this.#requireLaunch().qmp.execute("set_link", { name: nicId(index), up });
+  }
+
   /** Pulls the USB stick out (QMP device_del; USB needs no guest cooperation), for good. */
   async pullStick(timeoutMs = 10_000): Promise<void> {
     const launch = this.#launch;
@@ -339,6 +359,16 @@ export class Vm {
     const qmp = await QmpClient.connect(qmpSocket).catch((error: Error) =>
       failed("QEMU did not answer on QMP", error),
     );
+    // Links that start down go down now: QEMU has no command-line switch for it, and the
+    // guest is still in OVMF (a few seconds before any driver runs under TCG, well under
+    // one under KVM).
+    for (const [i, nic] of (this.#options.nics ?? []).entries()) {
+      if (nicSpec(nic).link === "down") {
+        await qmp
+          .execute("set_link", { name: nicId(i), up: false })
+          .catch((error: Error) => failed(`QMP could not take ${nicId(i)}'s link down`, error));
+      }
+    }
     this.#launch = { process: qemu, qmp, serial, stickAttached: stick !== undefined };
     this.#boots++;
     this.#watchGuest(qemu, qmp);
