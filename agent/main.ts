@@ -1,6 +1,7 @@
 // The boot agent of an installed machine (docs/design.md section 5), started by the init of
 // the release's root once the initramfs switched to it (docs/rollback.md, What a
-// release's root does). At every boot: (1) crash records from
+// release's root does). At every boot, beside the steps: the declared modules, the
+// drivers, the NICs' names and the declared ports' wait (network.ts). (1) crash records from
 // pstore into the crash journal, (2) a trial boot's health checks, then bless or reject,
 // (3) a rejected trial's bookkeeping, (4) staging the spec's release into the other slot,
 // (5) the status document. Decisions are boot-plan.ts's; this file reads and writes.
@@ -11,6 +12,7 @@
 import { mkdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { LikenError } from "../common/errors.ts";
 import { SYSTEM_LABELS } from "../formats/gpt-types.ts";
+import type { BootIdentity } from "../formats/identity.ts";
 import { mount, syncAll, umount } from "../tools/mount.ts";
 import { rebootNow } from "../tools/reboot.ts";
 import {
@@ -24,6 +26,7 @@ import {
 } from "./boot-plan.ts";
 import { collectCrashes } from "./collect-crashes.ts";
 import { bootMarker } from "./crash-parse.ts";
+import { modulesOutcome } from "./declared-modules.ts";
 import { applyEntryActions, listEntries } from "./esp.ts";
 import { checkHealth } from "./health.ts";
 import {
@@ -41,20 +44,21 @@ import {
   verifiedRoot,
   Watchdog,
 } from "./machine.ts";
+import { loadDeclaredModules, loadDrivers, nameNics, waitForPorts } from "./network.ts";
+import { portsCondition } from "./ports.ts";
 import { staging } from "./staging-step.ts";
 import {
   ESP,
-  readInstallId,
+  readIdentity,
   readPreviousStatus,
   readRecord,
-  rebootPolicy,
   STATE,
   saveRecord,
   TRIAL_MARK,
   UPDATE,
   writeStatus,
 } from "./state-files.ts";
-import { machineStatus, type StatusInput } from "./status.ts";
+import { type BootNetwork, machineStatus, type StatusInput } from "./status.ts";
 import {
   type BootRecord,
   type CrashRecord,
@@ -124,8 +128,21 @@ async function main(): Promise<number> {
       reason: BOOT_HELD,
     });
 
+  const identity = await readIdentity();
+  // Declared modules first, before any driver loads by device; the port wait runs beside
+  // the steps below and is awaited before a status is written.
+  const network = bringUpNetwork(identity).catch((error: Error): BootNetwork => {
+    const failed = {
+      status: "False" as const,
+      reason: "BootAgentError",
+      message: `the boot agent could not bring up modules and ports: ${firstLine(error)}`,
+    };
+    step(failed.message);
+    return { modules: [], modulesApplied: failed, portsReady: failed };
+  });
+
   // 1. Crash records.
-  const crashes = await collectCrashes(boot.journal, await readInstallId());
+  const crashes = await collectCrashes(boot.journal, identity.installId);
   const base = {
     now: now(),
     bootId: id,
@@ -137,6 +154,7 @@ async function main(): Promise<number> {
     root: rootOf(boot),
     watchdog: watchdog?.identity ?? null,
   };
+  const networked = async () => ({ ...base, network: await network });
   let record = (await readRecord()) ?? EMPTY_RECORD;
 
   if (trial) {
@@ -145,7 +163,7 @@ async function main(): Promise<number> {
     if (!assessed.healthy) {
       await writeStatus(
         machineStatus({
-          ...base,
+          ...(await networked()),
           phase: "Failed",
           notReady: { reason: "HealthCheckFailed", message: assessed.message },
           rejection: assessed.record.rejection,
@@ -179,13 +197,13 @@ async function main(): Promise<number> {
     disks: boot.disks,
   });
   const statusInput: StatusInput = {
-    ...base,
+    ...(await networked()),
     now: now(),
     phase: "Running",
     rejection: record.rejection,
     ...staged.status,
   };
-  if (staged.reboot && (staged.rebootNow || (await rebootPolicy()) === "Automatic")) {
+  if (staged.reboot && (staged.rebootNow || identity.rebootPolicy === "Automatic")) {
     await writeStatus(machineStatus({ ...statusInput, phase: "Rebooting" }), true);
     watchdog?.disarm();
     step(
@@ -212,6 +230,17 @@ async function main(): Promise<number> {
   await umount(ESP).catch(() => undefined);
   say(`liken ${version} slot ${slot} up`);
   return 0;
+}
+
+// The declared modules, the drivers by device, the NICs' names, then the declared ports'
+// wait (agent/network.ts). Nothing here stops the boot: what went wrong is in the status.
+async function bringUpNetwork(identity: BootIdentity): Promise<BootNetwork> {
+  const facts = await loadDeclaredModules(identity.modules);
+  await loadDrivers();
+  const present = await nameNics();
+  const outcomes = await waitForPorts(identity.ports, present);
+  const { modules, condition } = modulesOutcome(facts);
+  return { modules, modulesApplied: condition, portsReady: portsCondition(outcomes, present) };
 }
 
 // Which disk, slot and entry this boot came from (the ESP stays mounted for the steps after).

@@ -3,8 +3,9 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "../common/atomic-file.ts";
+import { type BootIdentity, parseBootIdentity } from "../formats/identity.ts";
 import type { MachineStatus } from "./status.ts";
-import type { BootRecord, RebootPolicy } from "./types.ts";
+import type { BootRecord } from "./types.ts";
 
 export const ESP = "/run/liken/esp";
 export const STATE = "/state";
@@ -25,14 +26,9 @@ export async function readRecord(): Promise<BootRecord | null> {
   return readJson<BootRecord>(STATE_RECORD);
 }
 
-export async function readInstallId(): Promise<string | null> {
-  const id = (await readJson<{ installId?: unknown }>(join(STATE, "identity.json")))?.installId;
-  return typeof id === "string" ? id : null;
-}
-
-export async function rebootPolicy(): Promise<RebootPolicy> {
-  const identity = await readJson<{ rebootPolicy?: unknown }>(join(STATE, "identity.json"));
-  return identity?.rebootPolicy === "Automatic" ? "Automatic" : "Manual";
+/** identity.json as the boot agent reads it; the defaults when the state did not mount. */
+export async function readIdentity(): Promise<BootIdentity> {
+  return parseBootIdentity(await readFile(join(STATE, "identity.json"), "utf8").catch(() => null));
 }
 
 export async function saveRecord(record: BootRecord): Promise<boolean> {

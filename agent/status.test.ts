@@ -22,6 +22,11 @@ function input(over: Partial<StatusInput> = {}): StatusInput {
     previous: null,
     root: { partUuid: "62b67372-f6f3-8add-9fbd-37c635f1cff0", verity: true },
     watchdog: null,
+    network: {
+      modules: [],
+      modulesApplied: { status: "True", reason: "NoModulesDeclared", message: "" },
+      portsReady: { status: "True", reason: "NoPortsDeclared", message: "" },
+    },
     ...over,
   };
 }
@@ -59,6 +64,7 @@ describe("machineStatus", () => {
         watchdog: null,
       },
       lastCrash: null,
+      modules: [],
       updatedAt: T0,
       bootID: BOOT_ID,
     });
@@ -91,7 +97,43 @@ describe("machineStatus", () => {
         message: "",
         lastTransitionTime: T0,
       },
+      {
+        type: "PortsReady",
+        status: "True",
+        reason: "NoPortsDeclared",
+        message: "",
+        lastTransitionTime: T0,
+      },
+      {
+        type: "ModuleParametersApplied",
+        status: "True",
+        reason: "NoModulesDeclared",
+        message: "",
+        lastTransitionTime: T0,
+      },
     ]);
+  });
+
+  it("carries the declared modules' parameters and the ports' condition", () => {
+    const s = machineStatus(
+      input({
+        network: {
+          modules: [{ name: "e1000e", parameters: { copybreak: "128" } }],
+          modulesApplied: { status: "True", reason: "Applied", message: "loaded: e1000e" },
+          portsReady: {
+            status: "False",
+            reason: "PortWithoutCarrier",
+            message: "eno1 has no carrier after 30 s",
+          },
+        },
+      }),
+    );
+    expect(s.modules).toEqual([{ name: "e1000e", parameters: { copybreak: "128" } }]);
+    expect(condition(s, "PortsReady")).toMatchObject({
+      status: "False",
+      reason: "PortWithoutCarrier",
+    });
+    expect(condition(s, "Ready").status).toBe("True");
   });
 
   it("is not Ready with the reason given", () => {

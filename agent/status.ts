@@ -2,10 +2,17 @@
 // field a closed enum, a number, a version, a slot or a time, except the messages, which
 // are sanitized to one line. A condition keeps its lastTransitionTime while its status holds.
 import { sanitizeMessage } from "../common/sanitize.ts";
+import type { ConditionPart, ModuleStatus } from "./declared-modules.ts";
 import type { CrashRecord, Rejection, Slot, StagingRejectedReason } from "./types.ts";
 
 export type MachinePhase = "Running" | "Rebooting" | "Failed";
-export type ConditionType = "Ready" | "RejectedLastBoot" | "RebootPending" | "StagingRejected";
+export type ConditionType =
+  | "Ready"
+  | "RejectedLastBoot"
+  | "RebootPending"
+  | "StagingRejected"
+  | "PortsReady"
+  | "ModuleParametersApplied";
 export type ConditionStatus = "True" | "False";
 
 export interface Condition {
@@ -35,6 +42,8 @@ export interface MachineStatus {
     readonly watchdog: string | null;
   };
   readonly lastCrash: CrashRecord | null;
+  /** Each declared module's parameters as the kernel reads them back. */
+  readonly modules: readonly ModuleStatus[];
   readonly updatedAt: string;
   readonly bootID: string;
 }
@@ -61,6 +70,14 @@ export interface StatusInput {
   readonly previous: MachineStatus | null;
   readonly root: BootRoot;
   readonly watchdog: string | null;
+  readonly network: BootNetwork;
+}
+
+/** What the boot's modules and ports came to (agent/network.ts). */
+export interface BootNetwork {
+  readonly modules: readonly ModuleStatus[];
+  readonly modulesApplied: ConditionPart;
+  readonly portsReady: ConditionPart;
 }
 
 export function machineStatus(input: StatusInput): MachineStatus {
@@ -113,6 +130,8 @@ export function machineStatus(input: StatusInput): MachineStatus {
         ? { type: "StagingRejected", status: "True", ...input.stagingRejected }
         : { type: "StagingRejected", status: "False", reason: "NoRejection", message: "" },
     ),
+    keep({ type: "PortsReady", ...input.network.portsReady }),
+    keep({ type: "ModuleParametersApplied", ...input.network.modulesApplied }),
   ];
   return {
     apiVersion: "liken.dev/v1",
@@ -133,6 +152,12 @@ export function machineStatus(input: StatusInput): MachineStatus {
       ...input.lastCrash,
       lines: input.lastCrash.lines.map((l) => sanitizeMessage(l)),
     },
+    modules: input.network.modules.map((m) => ({
+      name: m.name,
+      parameters: Object.fromEntries(
+        Object.entries(m.parameters).map(([k, v]) => [k, sanitizeMessage(v)]),
+      ),
+    })),
     updatedAt: input.now,
     bootID: input.bootId,
   };

@@ -17,3 +17,6 @@ export const VERITY_DM_UUID_PREFIX = "LIKEN-VERITY-";
 
 /** Present while a trial boots (written by the initramfs, in /run, which moves into the root). */
 export const TRIAL_MARK = "/run/liken/trial";
+
+/** The modules the initramfs loaded, one name a line, written before it switches to the root. */
+export const INITRAMFS_MODULES = "/run/liken/initramfs-modules";

@@ -1,7 +1,7 @@
 // The boot-path verdict: which modules a disk's (or NIC's) driver chain needs, and which of
 // them the release's initramfs cannot load. Pure: sysfs facts and boot-modules.json in,
 // annotated chains out.
-import { type BootModules, resolveModalias } from "../formats/boot-modules.ts";
+import { type BootModules, initramfsModules, resolveModalias } from "../formats/boot-modules.ts";
 import type { SysLevel } from "./sysfs.ts";
 import type { BootSupport, ChainLevel } from "./types.ts";
 
@@ -14,11 +14,20 @@ export interface BootPath {
   readonly aliases: BootModules["aliases"];
 }
 
-export function bootPathOf(version: string, modules: BootModules): BootPath {
+/**
+ * A disk must be driven by the initramfs, which finds the slot; a NIC by the modules the
+ * root carries too, which the boot agent loads before it waits for the ports.
+ */
+export function bootPathOf(
+  version: string,
+  modules: BootModules,
+  device: "disk" | "nic" = "disk",
+): BootPath {
+  const carried = device === "disk" ? initramfsModules(modules) : modules.modules;
   return {
     version,
     kernel: modules.kernel,
-    carried: new Set(modules.modules.map((m) => m.name)),
+    carried: new Set(carried.map((m) => m.name)),
     builtin: new Set(modules.builtin),
     aliases: modules.aliases,
   };

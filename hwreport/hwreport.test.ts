@@ -368,6 +368,8 @@ describe("the report", async () => {
     expect(report.problems.map((p) => [p.code, p.subject])).toEqual([
       ["missing-driver", "nvme0n1"],
       ["port-missing", "leader-1/eno2"],
+      // the release fixture carries no igb: a declared port's NIC is judged like a disk
+      ["missing-driver", "leader-1/enp4s0"],
       ["no-layout", "worker-1"],
       ["port-no-carrier", "leader-1/enp4s0"],
     ]);
@@ -390,10 +392,26 @@ describe("the report", async () => {
 
   it("checks the declared ports: a missing port is an error, a port without cable delays each boot", () => {
     expect(report.ports).toEqual([
-      { machine: "leader-1", port: "eno1", exists: true, carrier: true },
-      { machine: "leader-1", port: "enp4s0", exists: true, carrier: false },
-      { machine: "leader-1", port: "eno2", exists: false, carrier: false },
+      {
+        machine: "leader-1",
+        port: "eno1",
+        exists: true,
+        carrier: true,
+        nic: { kernelName: "eno1", driver: "e1000e", mac: "6c:2b:59:aa:bb:01" },
+      },
+      {
+        machine: "leader-1",
+        port: "enp4s0",
+        exists: true,
+        carrier: false,
+        nic: { kernelName: "enp4s0", driver: "igb", mac: "6c:2b:59:aa:bb:02" },
+      },
+      { machine: "leader-1", port: "eno2", exists: false, carrier: false, nic: null },
     ]);
+    expect(
+      report.problems.find((p) => p.subject === "leader-1/enp4s0" && p.code === "missing-driver")
+        ?.message,
+    ).toBe("port enp4s0 of leader-1 needs igb, which release 1.0.0 does not carry");
     expect(report.problems.find((p) => p.code === "port-no-carrier")?.message).toBe(
       "port enp4s0 of leader-1 has no carrier; each boot waits up to 30 s for it",
     );
@@ -415,7 +433,7 @@ describe("the report", async () => {
   it("renders problems first, then system, CPU and memory, disks, NICs and the layout", () => {
     const text = renderReport(report);
     const order = [
-      "Problems (4)",
+      "Problems (5)",
       "System",
       "CPU and memory",
       "Disks",

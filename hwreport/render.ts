@@ -89,17 +89,32 @@ function disks(r: HwReport): string {
   );
 }
 
-function nicLine(n: NicReport): string {
+function nicLines(n: NicReport): string[] {
   const link = n.carrier ? `link up${n.speed ? ` ${n.speed} Mb/s` : ""}` : "no carrier";
-  return `${n.name}  ${or(n.mac, "no MAC")}  ${renderChain(n.chain)}  ${link}`;
+  const kernel = n.kernelName === n.name ? "" : ` (kernel: ${n.kernelName})`;
+  const firmware = n.firmware.map(
+    (f) =>
+      `  firmware    ${f.file}${f.carried === null ? "" : f.carried ? ", in the release" : ", NOT IN THE RELEASE"}`,
+  );
+  return [
+    `${n.name}${kernel}  ${or(n.mac, "no MAC")}  ${renderChain(n.chain)}  ${link}`,
+    ...firmware,
+  ];
+}
+
+function portLine(p: HwReport["ports"][number]): string {
+  const state = p.exists ? (p.carrier ? "present, link up" : "present, NO CARRIER") : "NOT PRESENT";
+  const nic = p.nic
+    ? ` (${[p.nic.kernelName, p.nic.driver, p.nic.mac].filter(Boolean).join(", ")})`
+    : "";
+  return `port ${p.port} of ${p.machine}: ${state}${nic}`;
 }
 
 function nics(r: HwReport): string {
-  const ports = r.ports.map(
-    (p) =>
-      `port ${p.port} of ${p.machine}: ${p.exists ? (p.carrier ? "present, link up" : "present, NO CARRIER") : "NOT PRESENT"}`,
-  );
-  return section("NICs", [...(r.nics.length ? r.nics.map(nicLine) : ["none found"]), ...ports]);
+  return section("NICs", [
+    ...(r.nics.length ? r.nics.flatMap(nicLines) : ["none found"]),
+    ...r.ports.map(portLine),
+  ]);
 }
 
 function layout(r: HwReport): string {

@@ -2,6 +2,7 @@
 // layout, put together. Reading is here; judging is in boot-path.ts and plan-layout.ts, and
 // rendering in render.ts, so the same value feeds the text, --json and the saved copy.
 import { randomUUID } from "node:crypto";
+import { basename } from "node:path";
 import type { BootModules } from "../formats/boot-modules.ts";
 import {
   type BootPath,
@@ -13,9 +14,11 @@ import {
 } from "../hardware/boot-path.ts";
 import { inventoryDisks, type MissingDrivers } from "../hardware/disks/index.ts";
 import type { Disk } from "../hardware/disks/types.ts";
+import { netNames } from "../hardware/net-names.ts";
 import { findDisks, findNics } from "../hardware/sysfs.ts";
 import { planLayout } from "../installer/plan/plan-layout.ts";
 import type { Manifest } from "../manifest/types.ts";
+import { kernelLog } from "../tools/dmesg.ts";
 import { type Inventory, readInventory } from "./inventory.ts";
 import {
   type DiskReport,
@@ -27,10 +30,7 @@ import {
   type Problem,
 } from "./types.ts";
 
-/**
- * How long a declared port may hold up a boot, waiting for its link. The boot agent does not
- * wait for ports yet (PortsReady, docs/design.md section 12); the report states the limit.
- */
+/** How long a declared port may hold up a boot, waiting for its link (agent/ports.ts). */
 export const PORT_WAIT_SECONDS = 30;
 
 export interface ReportInput {
@@ -50,6 +50,8 @@ export interface ReportInput {
   readonly inventory?: (root: string) => Promise<Inventory>;
   /** The disk inventory, with the boot-path verdict filled in (inventoryDisks by default). */
   readonly disks?: (missingModules: MissingDrivers | undefined) => Promise<Disk[]>;
+  /** The kernel's log, for the firmware files drivers asked for; read with dmesg on "/". */
+  readonly kernelLog?: () => Promise<readonly string[]>;
   readonly now?: Date;
   readonly newInstallId?: string;
 }
@@ -59,11 +61,17 @@ const SEVERITY_ORDER = { error: 0, warning: 1, note: 2 } as const;
 export async function buildReport(input: ReportInput): Promise<HwReport> {
   const root = input.root ?? "/";
   const boot = input.release ? bootPathOf(input.release.version, input.release.modules) : undefined;
-  const [inventory, sysDisks, sysNics] = await Promise.all([
+  const nicBoot = input.release
+    ? bootPathOf(input.release.version, input.release.modules, "nic")
+    : undefined;
+  const readLog = input.kernelLog ?? (root === "/" ? kernelLog : async () => []);
+  const [inventory, sysDisks, sysNics, log] = await Promise.all([
     (input.inventory ?? readInventory)(root),
     findDisks(root),
     findNics(root),
+    readLog().catch(() => [] as string[]),
   ]);
+  const asked = firmwareRequests(log);
   const problems: Problem[] = [...inventory.problems];
 
   const judged = sysDisks.map((d) => {
@@ -116,11 +124,21 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
       hint: "run liken-stick hwreport --release DIR with the release you will install",
     });
 
-  const nics: NicReport[] = sysNics.map((n) => {
-    const chain = judgeChain(n.chain, boot);
+  const named = await Promise.all(sysNics.map((n) => netNames(root, n.name)));
+  const nics: NicReport[] = sysNics.map((n, i) => {
+    const chain = judgeChain(n.chain, nicBoot);
     const own = chain[0];
+    const names = named[i];
+    const module = own?.module ?? null;
     return {
-      name: n.name,
+      name: names?.predictable ?? n.name,
+      kernelName: n.name,
+      names: {
+        onboard: names?.onboard ?? null,
+        slot: names?.slot ?? null,
+        path: names?.path ?? null,
+        mac: names?.mac ?? null,
+      },
       mac: n.mac,
       driver: own?.driver ?? null,
       module: own?.module ?? null,
@@ -129,6 +147,10 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
       speed: n.speed,
       operstate: n.operstate,
       chain,
+      firmware: (asked.get(basename(own?.device ?? "")) ?? []).map((file) => ({
+        file,
+        carried: input.release ? carriesFirmware(input.release.modules, module, file) : null,
+      })),
     };
   });
 
@@ -138,10 +160,17 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
   const ports: PortReport[] = machines.flatMap((m) =>
     m.ports.map((port) => {
       const nic = nics.find((n) => n.name === port);
-      return { machine: m.name, port, exists: nic !== undefined, carrier: nic?.carrier ?? false };
+      return {
+        machine: m.name,
+        port,
+        exists: nic !== undefined,
+        carrier: nic?.carrier ?? false,
+        nic: nic ? { kernelName: nic.kernelName, driver: nic.driver, mac: nic.mac } : null,
+      };
     }),
   );
   problems.push(...portProblems(ports, nics));
+  if (input.release) problems.push(...nicBootProblems(ports, nics, input.release.version));
 
   const layouts: LayoutReport[] = [];
   if (input.manifest && classified) {
@@ -219,6 +248,60 @@ function missingDriverProblems(disks: readonly DiskReport[], boot: BootPath): Pr
   );
 }
 
+// A declared port's NIC must work on the installed machine: its driver in the release, and
+// every firmware file the driver asked this kernel for.
+function nicBootProblems(
+  ports: readonly PortReport[],
+  nics: readonly NicReport[],
+  version: string,
+): Problem[] {
+  return ports.flatMap((p): Problem[] => {
+    const nic = nics.find((n) => n.name === p.port);
+    if (!nic) return [];
+    const subject = `${p.machine}/${p.port}`;
+    const drivers = missingOf(nic.chain).map(
+      (module): Problem => ({
+        code: "missing-driver",
+        severity: "error",
+        subject,
+        message: `port ${p.port} of ${p.machine} needs ${module}, which release ${version} does not carry`,
+        hint: `use a release whose root carries ${module}, or declare a port of another NIC`,
+      }),
+    );
+    const firmware = nic.firmware
+      .filter((f) => f.carried === false)
+      .map(
+        (f): Problem => ({
+          code: "missing-firmware",
+          severity: "error",
+          subject,
+          message: `port ${p.port} of ${p.machine}: its driver ${nic.driver ?? "?"} asks for firmware ${f.file}, which release ${version} does not carry`,
+          hint: `use a release that carries ${f.file} (Debian's firmware packages), or declare a port of another NIC`,
+        }),
+      );
+    return [...drivers, ...firmware];
+  });
+}
+
+/** `r8169 0000:03:00.0: Direct firmware load for rtl_nic/rtl8168h-2.fw failed with error -2`. */
+function firmwareRequests(log: readonly string[]): Map<string, string[]> {
+  const byDevice = new Map<string, string[]>();
+  for (const line of log) {
+    const m = /^\S+ (\S+): Direct firmware load for (\S+) failed/.exec(line);
+    if (!m) continue;
+    const [, device = "", file = ""] = m;
+    const files = byDevice.get(device) ?? [];
+    if (!files.includes(file)) files.push(file);
+    byDevice.set(device, files);
+  }
+  return byDevice;
+}
+
+function carriesFirmware(modules: BootModules, module: string | null, file: string): boolean {
+  const entry = modules.modules.find((m) => m.name === module);
+  return entry?.firmware?.some((f) => f.file === file && f.carried) ?? false;
+}
+
 function portProblems(ports: readonly PortReport[], nics: readonly NicReport[]): Problem[] {
   const have = nics.map((n) => n.name).join(", ") || "none";
   return ports.flatMap((p): Problem[] => {
@@ -228,7 +311,7 @@ function portProblems(ports: readonly PortReport[], nics: readonly NicReport[]):
           code: "port-missing",
           severity: "error",
           subject: `${p.machine}/${p.port}`,
-          message: `${p.machine} declares port ${p.port}, which this machine does not have; each boot waits up to ${PORT_WAIT_SECONDS} s for it`,
+          message: `${p.machine} declares port ${p.port}, which this machine does not have; each boot reports PortMissing`,
           hint: `correct ports of ${p.machine} in the manifest (this machine has: ${have})`,
         },
       ];

@@ -31,7 +31,20 @@ export interface DiskReport {
 }
 
 export interface NicReport {
+  /**
+   * The name the installed machine gives it, as systemd-udevd would (hardware/net-names.ts):
+   * the name a manifest's ports use. The kernel's name when udev would keep that.
+   */
   readonly name: string;
+  /** The kernel's name on this boot (`eth0` on the stick, which has no udev). */
+  readonly kernelName: string;
+  /** Every predictable name the scheme gives; `name` is the first of onboard, slot, path. */
+  readonly names: {
+    readonly onboard: string | null;
+    readonly slot: string | null;
+    readonly path: string | null;
+    readonly mac: string | null;
+  };
   readonly mac: string | null;
   readonly driver: string | null;
   readonly module: string | null;
@@ -42,6 +55,8 @@ export interface NicReport {
   readonly speed: number | null;
   readonly operstate: string | null;
   readonly chain: readonly ChainLevel[];
+  /** Firmware files its driver asked this kernel for (the kernel's log), as the release has them. */
+  readonly firmware: readonly { readonly file: string; readonly carried: boolean | null }[];
 }
 
 export interface PortReport {
@@ -49,10 +64,17 @@ export interface PortReport {
   readonly port: string;
   readonly exists: boolean;
   readonly carrier: boolean;
+  /** The NIC it is: its kernel name, driver and MAC; null when the port does not exist here. */
+  readonly nic: {
+    readonly kernelName: string;
+    readonly driver: string | null;
+    readonly mac: string | null;
+  } | null;
 }
 
 export type ProblemCode =
   | "missing-driver"
+  | "missing-firmware"
   | "port-missing"
   | "port-no-carrier"
   | "no-layout"

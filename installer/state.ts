@@ -3,6 +3,7 @@
 // boot agent reads and extends it.
 import { mkdir, rm, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { Identity } from "../formats/identity.ts";
 import type { Machine, Manifest } from "../manifest/types.ts";
 import { makeExt4 } from "../tools/mkfs.ts";
 import type { InstallerStatus } from "./status.ts";
@@ -29,7 +30,7 @@ export const STATE_FILES = {
 
 export function identityDocument(
   input: Omit<StateInput, "image" | "size" | "workDir" | "partUuid" | "status">,
-) {
+): Identity {
   return {
     cluster: input.manifest.cluster,
     machine: input.machine.name,
@@ -38,6 +39,7 @@ export function identityDocument(
     installedRelease: input.version,
     installedAt: new Date(input.installedAt * 1000).toISOString(),
     ports: input.machine.ports,
+    modules: input.machine.modules,
     rebootPolicy: input.machine.reboot_policy,
     storage: input.manifest.storage.map((s) => ({ role: s.role, label: `liken-${s.role}` })),
   };

@@ -28,11 +28,18 @@ describe("examples/cluster.toml", () => {
           { role: "local-volumes", size: "rest" },
         ],
         machines: [
-          { name: "leader-1", role: "leader", ports: ["eno1"], reboot_policy: "Manual" },
+          {
+            name: "leader-1",
+            role: "leader",
+            ports: ["eno1"],
+            modules: [],
+            reboot_policy: "Manual",
+          },
           {
             name: "worker-1",
             role: "follower",
             ports: [],
+            modules: [],
             system_disk: { serial: "S4EVNX0N123456" },
             reboot_policy: "Manual",
           },
@@ -40,6 +47,7 @@ describe("examples/cluster.toml", () => {
             name: "worker-2",
             role: "follower",
             ports: [],
+            modules: [],
             system_disk: { model: "Samsung SSD 980*", min_size: 200 * GiB },
             reboot_policy: "Manual",
           },

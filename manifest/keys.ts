@@ -5,7 +5,15 @@ export const TOP_KEYS = ["cluster", "release", "layout", "storage", "machines"] 
 export const RELEASE_KEYS = ["version"] as const;
 export const LAYOUT_KEYS = ["esp", "slot", "crash_journal", "state"] as const;
 export const STORAGE_KEYS = ["role", "size"] as const;
-export const MACHINE_KEYS = ["name", "role", "ports", "system_disk", "reboot_policy"] as const;
+export const MACHINE_KEYS = [
+  "name",
+  "role",
+  "ports",
+  "modules",
+  "system_disk",
+  "reboot_policy",
+] as const;
+export const MODULE_KEYS = ["name", "parameters"] as const;
 export const SELECTOR_PATTERN_KEYS = ["serial", "model", "wwn", "transport", "path"] as const;
 export const SELECTOR_SIZE_KEYS = ["min_size", "max_size"] as const;
 export const SELECTOR_KEYS = [...SELECTOR_PATTERN_KEYS, ...SELECTOR_SIZE_KEYS] as const;

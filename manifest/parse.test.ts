@@ -44,7 +44,9 @@ describe("parseManifest", () => {
           state: 2 ** 30,
         },
         storage: [],
-        machines: [{ name: "m", role: "leader", ports: ["eno1"], reboot_policy: "Manual" }],
+        machines: [
+          { name: "m", role: "leader", ports: ["eno1"], modules: [], reboot_policy: "Manual" },
+        ],
       },
     });
   });

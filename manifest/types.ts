@@ -29,10 +29,18 @@ export interface StorageRole {
   readonly size: number | "rest";
 }
 
+/** A kernel module the machine loads with parameters before drivers load by device. */
+export interface DeclaredModule {
+  readonly name: string;
+  /** Space-separated `NAME=VALUE` words, as modprobe takes them after the module's name. */
+  readonly parameters: string;
+}
+
 export interface Machine {
   readonly name: string;
   readonly role: MachineRole;
   readonly ports: readonly string[];
+  readonly modules: readonly DeclaredModule[];
   readonly system_disk?: DiskSelector;
   readonly reboot_policy: RebootPolicy;
 }

@@ -1,4 +1,4 @@
-// One [[machines]] entry: its name, role, ports, system disk and reboot policy.
+// One [[machines]] entry: its name, role, ports, modules, system disk and reboot policy.
 
 import {
   dnsLabelHint,
@@ -13,20 +13,23 @@ import { allowedHint } from "./suggest.ts";
 import type { TomlTable } from "./toml-values.ts";
 import type { DiskSelector, Machine, MachineRole, RebootPolicy } from "./types.ts";
 import { readDiskSelector } from "./validate-disk.ts";
+import { readModules } from "./validate-modules.ts";
 
 export function readMachine(ck: Check, entry: TomlTable, path: KeyPath): Machine | undefined {
   ck.unknownKeys(entry, path, MACHINE_KEYS, "in [[machines]]");
   const name = readName(ck, entry, path);
   const role = readRole(ck, entry, path);
   const ports = readPorts(ck, entry, path);
+  const modules = readModules(ck, entry, path);
   const system_disk: DiskSelector | null | undefined =
     entry.system_disk === undefined ? undefined : readDiskSelector(ck, entry, path);
   const reboot_policy = readRebootPolicy(ck, entry, path);
   if (name === undefined || role === undefined || ports === undefined) return undefined;
-  if (system_disk === null || reboot_policy === undefined) return undefined;
+  if (modules === undefined || system_disk === null || reboot_policy === undefined)
+    return undefined;
   return system_disk === undefined
-    ? { name, role, ports, reboot_policy }
-    : { name, role, ports, system_disk, reboot_policy };
+    ? { name, role, ports, modules, reboot_policy }
+    : { name, role, ports, modules, system_disk, reboot_policy };
 }
 
 function readName(ck: Check, entry: TomlTable, path: KeyPath): string | undefined {

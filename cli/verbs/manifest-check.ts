@@ -67,6 +67,14 @@ function renderManifest(m: Manifest): string {
   for (const machine of m.machines) {
     lines.push("", "[[machines]]", `name = ${q(machine.name)}`, `role = ${q(machine.role)}`);
     lines.push(`ports = [${machine.ports.map(q).join(", ")}]`);
+    if (machine.modules.length > 0)
+      lines.push(
+        "modules = [",
+        ...machine.modules.map(
+          (d) => `  { name = ${q(d.name)}, parameters = ${q(d.parameters)} },`,
+        ),
+        "]",
+      );
     if (machine.system_disk) {
       const parts = Object.entries(machine.system_disk).map(
         ([k, v]) => `${k} = ${typeof v === "number" ? size(v) : q(String(v))}`,

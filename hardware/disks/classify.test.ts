@@ -170,6 +170,14 @@ describe("classifyDisk", () => {
     ]);
   });
 
+  it("reads the stick itself as the boot medium in one reason, whatever its image holds", () => {
+    const signatures = [sig("gpt", 0x200, "partition-table"), sig("vfat", 0x100052)];
+    expect(verdict({ bootMedium: true, transport: "usb" }, { signatures })).toEqual([
+      "ineligible",
+      ["boot-medium"],
+    ]);
+  });
+
   it("keeps every reason when a disk is both ineligible and full of data", () => {
     expect(verdict({ readOnly: true }, { signatures: [sig("ext4", 0x438)] })).toEqual([
       "ineligible",

@@ -56,7 +56,10 @@ export function classifyDisk(
     path: facts.path,
     size: facts.size,
     verdict,
-    reasons: [...ineligible, ...unsupported, ...claimReasons, ...inUse, ...content, ...failed],
+    // The stick itself: one reason, not the signatures of its own image on every screen.
+    reasons: facts.bootMedium
+      ? ["boot-medium"]
+      : [...ineligible, ...unsupported, ...claimReasons, ...inUse, ...content, ...failed],
     ...(claim ? { claim: summarizeClaim(claim) } : {}),
     ...(facts.model ? { model: facts.model } : {}),
     ...(facts.serial ? { serial: facts.serial } : {}),

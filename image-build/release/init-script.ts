@@ -4,6 +4,7 @@
 // trial a watchdog is armed in its first lines, and every failure resets the machine; on
 // the proven slot a failure holds the console with what to do, so a machine never loops.
 import {
+  INITRAMFS_MODULES,
   LOADER_GUID,
   TRIAL_FAILURE_VARIABLE,
   TRIAL_MARK,
@@ -143,6 +144,9 @@ mount -t erofs -o ro /dev/mapper/${VERITY_DM_NAME} /root 2>/run/liken/mount.err 
 
 say "liken: slot $slot verified by dm-verity, switching to its root"
 [ -n "$trial" ] && echo k > /dev/watchdog 2>/dev/null
+# What the initramfs loaded: the root's boot agent names it when a declared module's
+# parameters could not apply because it was loaded here first.
+cut -d " " -f 1 /proc/modules > ${INITRAMFS_MODULES}
 for m in /dev /proc /sys /run; do mount -o move "$m" "/root$m"; done
 exec switch_root /root /sbin/init
 `;

@@ -14,7 +14,9 @@ const manifest: Manifest = {
   release: { version: "1.0.0" },
   layout: { esp: 512 * MIB, slot: 2 * GIB, crash_journal: 64 * MIB, state: GIB },
   storage: [{ role: "containerd", size: 20 * GIB }],
-  machines: [{ name: "leader-1", role: "leader", ports: [], reboot_policy: "Automatic" }],
+  machines: [
+    { name: "leader-1", role: "leader", ports: [], modules: [], reboot_policy: "Automatic" },
+  ],
 };
 
 function layout(disks: Disk[], wipe = false): Layout {

@@ -6,6 +6,7 @@ import { copyFile, mkdir, readdir, rm, stat, truncate, writeFile } from "node:fs
 import { join } from "node:path";
 import { buildGptImage } from "../../image-build/gpt-image.ts";
 import { makeExt4 } from "../../tools/mkfs.ts";
+import type { VmNic } from "../../tools/qemu.ts";
 import { cli } from "../cli.ts";
 import { sparseFile } from "../disk-files.ts";
 import { startVm, type Vm } from "./harness.ts";
@@ -15,12 +16,16 @@ const MIB = 1024 * 1024;
 const LINUX_DATA = "0FC63DAF-8483-4772-8E79-3D69D8477DE4";
 
 /** A blank 4 GiB disk with leader-1 installed from `release`, as `install` leaves it. */
-export async function installedDisk(dir: string, release: string): Promise<string> {
+export async function installedDisk(
+  dir: string,
+  release: string,
+  manifest = MANIFEST,
+): Promise<string> {
   const disk = await sparseFile(join(dir, "disk.img"), 4 * 1024 * MIB);
   const result = await cli([
     "install",
     "--manifest",
-    MANIFEST,
+    manifest,
     "--as",
     "leader-1",
     "--release",
@@ -90,6 +95,7 @@ export function bootMachine(
     expectPanic?: boolean;
     watchdog?: "i6300esb" | "ib700" | "none";
     machine?: "q35" | "pc";
+    nics?: readonly VmNic[];
   } = {},
 ): Promise<Vm> {
   const { medium, ...rest } = options;
@@ -146,6 +152,10 @@ export interface Inspected {
       readonly root: { readonly partUuid: string; readonly verity: boolean };
       readonly watchdog: string | null;
     };
+    readonly modules: readonly {
+      readonly name: string;
+      readonly parameters: Readonly<Record<string, string>>;
+    }[];
     readonly lastCrash: {
       readonly release: string;
       readonly slot: string;

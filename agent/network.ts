@@ -1,0 +1,191 @@
+// The boot's drivers, NIC names and ports, in the root (docs/rollback.md, Modules and
+// ports at boot): (1) the modules the manifest declares, with their parameters, before any
+// driver loads by device; (2) the drivers of the devices present, by modalias; (3) each NIC
+// renamed to the name systemd-udevd would give it (hardware/net-names.ts), so a port is
+// found by the name the manifest uses; (4) every declared port up, waited for at most
+// PORT_WAIT_MS for carrier, all at once.
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { INITRAMFS_MODULES } from "../formats/boot-interface.ts";
+import type { IdentityModule } from "../formats/identity.ts";
+import { netNames } from "../hardware/net-names.ts";
+import { kernelLog } from "../tools/dmesg.ts";
+import { renameLink, setLinkUp } from "../tools/ip.ts";
+import { loadByModalias, loadModule } from "../tools/modprobe.ts";
+import { type ModuleFacts, moduleName, parameterNames } from "./declared-modules.ts";
+import { step } from "./machine.ts";
+import { PORT_WAIT_MS, type PortOutcome, portLine } from "./ports.ts";
+
+async function loadedModules(): Promise<Set<string>> {
+  const text = await readFile("/proc/modules", "utf8").catch(() => "");
+  return new Set(
+    text
+      .split("\n")
+      .map((l) => l.split(" ")[0] ?? "")
+      .filter((n) => n !== ""),
+  );
+}
+
+async function builtinModules(): Promise<Set<string>> {
+  const release = (await readFile("/proc/sys/kernel/osrelease", "utf8")).trim();
+  const text = await readFile(`/lib/modules/${release}/modules.builtin`, "utf8").catch(() => "");
+  return new Set(
+    text
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => moduleName((l.split("/").pop() ?? "").replace(/\.ko$/, ""))),
+  );
+}
+
+/** (1) Loads each declared module with its parameters and reads back what the kernel holds. */
+export async function loadDeclaredModules(
+  declared: readonly IdentityModule[],
+): Promise<ModuleFacts[]> {
+  if (declared.length === 0) return [];
+  const [atStart, builtin, byInitramfs] = await Promise.all([
+    loadedModules(),
+    builtinModules(),
+    readFile(INITRAMFS_MODULES, "utf8").then(
+      (t) => new Set(t.split("\n").map((l) => l.trim())),
+      () => new Set<string>(),
+    ),
+  ]);
+  const facts: ModuleFacts[] = [];
+  for (const module of declared) {
+    const name = moduleName(module.name);
+    let loadedBefore: string | null = null;
+    let loadError: string | null = null;
+    if (atStart.has(name))
+      loadedBefore = byInitramfs.has(name)
+        ? "the initramfs loads it for the boot path: disks, the verified root and watchdogs"
+        : "the kernel loaded it before the boot agent started";
+    else if ((await loadedModules()).has(name))
+      loadedBefore = `a module declared before it needs it; declare ${name} first`;
+    else if (!builtin.has(name)) {
+      const result = await loadModule(
+        name,
+        module.parameters.split(/\s+/).filter((w) => w),
+      );
+      loadError = result.ok ? null : result.error;
+    }
+    facts.push({
+      module,
+      builtin: builtin.has(name),
+      loadedBefore,
+      loadError,
+      readBack: await readParameters(name, parameterNames(module.parameters)),
+    });
+  }
+  await echoParameterWarnings(declared.map((m) => moduleName(m.name)));
+  return facts;
+}
+
+async function readParameters(module: string, names: readonly string[]) {
+  const dir = join("/sys/module", module, "parameters");
+  const present = await readdir(dir).catch(() => [] as string[]);
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    if (!present.includes(name)) continue; // misspelt, or registered without a readable file
+    const value = await readFile(join(dir, name), "utf8").catch(() => null);
+    if (value !== null) out[name] = value.trim();
+  }
+  return out;
+}
+
+// The kernel says "e1000e: unknown parameter 'x' ignored" once, at the load, at warning
+// level, which a quiet console does not show: the console shows it here.
+async function echoParameterWarnings(modules: readonly string[]): Promise<void> {
+  const lines = await kernelLog().catch(() => [] as string[]);
+  for (const line of lines)
+    if (/unknown parameter .* ignored/.test(line) && modules.some((m) => line.startsWith(`${m}:`)))
+      step(`the kernel said: ${line}`);
+}
+
+/** (2) The drivers of every device present, by modalias; twice, for devices a driver adds. */
+export async function loadDrivers(): Promise<void> {
+  for (let round = 0; round < 2; round++) await loadByModalias(await modaliases());
+}
+
+async function modaliases(): Promise<string[]> {
+  const found = new Set<string>();
+  const buses = await readdir("/sys/bus").catch(() => [] as string[]);
+  for (const bus of buses) {
+    const devices = await readdir(join("/sys/bus", bus, "devices")).catch(() => [] as string[]);
+    for (const device of devices) {
+      const alias = await readFile(join("/sys/bus", bus, "devices", device, "modalias"), "utf8")
+        .then((t) => t.trim())
+        .catch(() => "");
+      if (alias !== "") found.add(alias);
+    }
+  }
+  return [...found].sort();
+}
+
+/** (3) Every NIC under its predictable name; the kernel's when udev would keep it. */
+export async function nameNics(): Promise<string[]> {
+  const names = await readdir("/sys/class/net").catch(() => [] as string[]);
+  const taken = new Set(names);
+  const present: string[] = [];
+  for (const kernelName of names) {
+    const hasDevice = await readFile(join("/sys/class/net", kernelName, "device", "uevent"))
+      .then(() => true)
+      .catch(() => false);
+    if (!hasDevice) continue;
+    const { predictable } = await netNames("/", kernelName);
+    if (predictable === null || predictable === kernelName || taken.has(predictable)) {
+      present.push(kernelName);
+      continue;
+    }
+    try {
+      await renameLink(kernelName, predictable);
+      taken.add(predictable);
+      present.push(predictable);
+      step(`network interface ${kernelName} is ${predictable}`);
+    } catch (error) {
+      present.push(kernelName);
+      step(`network interface ${kernelName} keeps its name: ${(error as Error).message}`);
+    }
+  }
+  return present;
+}
+
+/** (4) Each declared port up and its carrier awaited, all at once; one console line each. */
+export async function waitForPorts(
+  ports: readonly string[],
+  present: readonly string[],
+): Promise<PortOutcome[]> {
+  return Promise.all(
+    ports.map(async (port): Promise<PortOutcome> => {
+      if (!present.includes(port)) {
+        const outcome = { port, kind: "missing" } as const;
+        step(portLine(outcome));
+        return outcome;
+      }
+      const started = Date.now();
+      await setLinkUp(port).catch((error: Error) =>
+        step(`port ${port} does not come up: ${error.message.split("\n")[0]}`),
+      );
+      let carrier = await hasCarrier(port);
+      while (!carrier && Date.now() - started < PORT_WAIT_MS) {
+        await sleep(200);
+        carrier = await hasCarrier(port);
+      }
+      const seconds = (Date.now() - started) / 1000;
+      const outcome: PortOutcome = { port, kind: carrier ? "carrier" : "no-carrier", seconds };
+      step(portLine(outcome));
+      return outcome;
+    }),
+  );
+}
+
+async function hasCarrier(port: string): Promise<boolean> {
+  // EINVAL while the link is down: no carrier
+  return readFile(join("/sys/class/net", port, "carrier"), "utf8").then(
+    (t) => t.trim() === "1",
+    () => false,
+  );
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
