@@ -1,7 +1,10 @@
 // netNames() against the real udevadm: each case under hardware/fixtures/net-names/ is a
 // sysfs tree captured in a QEMU guest (scripts/capture-net-names.ts) with udevadm.txt, what
 // Debian 12's udevadm 252 said inside that guest for every interface: `test-builtin net_id`
-// (the ID_NET_NAME_* properties) and `udevadm test` (ID_NET_NAME, the name it gives).
+// (the ID_NET_NAME_* properties) and `udevadm test` (INTERFACE, the name it gives after
+// every rule; the first captures printed only ID_NET_NAME, the same name where no rule
+// names the NIC, as in them). The hand-made case is a tree no machine printed: udevadm
+// answered in a chroot over it (scripts/udevadm-chroot.ts).
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -12,12 +15,14 @@ const FIXTURES = join(repoRoot(), "hardware/fixtures/net-names");
 
 interface Said {
   readonly netId: Record<string, string>;
+  /** The name udev gives. */
   readonly name: string | undefined;
 }
 
 /** udevadm.txt: "== IF test-builtin net_id" and "== IF test" sections of KEY=VALUE lines. */
 function parseUdevadm(text: string): Map<string, Said> {
   const said = new Map<string, { netId: Record<string, string>; name: string | undefined }>();
+  const named = new Set<string>();
   let current: { iface: string; kind: string } | undefined;
   for (const line of text.split("\n")) {
     const head = /^== (\S+) (.+)$/.exec(line);
@@ -31,7 +36,10 @@ function parseUdevadm(text: string): Map<string, Said> {
     const entry = said.get(current.iface);
     if (!entry) continue;
     if (current.kind === "test-builtin net_id") entry.netId[kv[1] as string] = kv[2] as string;
-    else if (kv[1] === "ID_NET_NAME") entry.name = kv[2];
+    else if (kv[1] === "INTERFACE") {
+      entry.name = kv[2];
+      named.add(current.iface);
+    } else if (kv[1] === "ID_NET_NAME" && !named.has(current.iface)) entry.name = kv[2];
   }
   return said;
 }

@@ -50,23 +50,45 @@ export async function udevadmVersion(): Promise<string> {
   return `${version}${pkg}`;
 }
 
+/** What udevadm said of one interface in a chroot: net_id's lines, and `udevadm test`'s. */
+export interface ChrootAnswer {
+  /** `udevadm test-builtin net_id`'s standard output: ID_NET_NAMING_SCHEME, ID_NET_NAME_*. */
+  readonly netId: string;
+  /**
+   * The INTERFACE (the name after the rules ran: a rule's NAME wins over ID_NET_NAME),
+   * ID_NET_NAME, ID_NET_LINK_FILE, ID_PATH and INTERFACE_OLD lines of `udevadm test`.
+   */
+  readonly test: string;
+}
+
 /**
- * `udevadm test-builtin net_id /sys/class/net/IFACE` in a chroot at `root` (which holds
- * the fixture's sys/ and a bundleUdevadm() folder at `root/udev`), in a new network
- * namespace: its standard output, the ID_NET_NAME_* lines.
+ * Runs udevadm over the fixture tree in a chroot at `root`, which holds `sys/`, a
+ * bundleUdevadm() folder at `udev/`, and its rules and .link files copied to
+ * `usr/lib/udev/rules.d` and `usr/lib/systemd/network`. Each run has a network namespace of
+ * its own holding one stand-in interface (ifb) at the fixture interface's ifindex, so that
+ * net_setup_link finds a link and renames that one. SYSTEMD_DEVICE_VERIFY_SYSFS=0 lets
+ * sd-device read a tree that is not sysfs.
  */
-export async function netIdInChroot(root: string, iface: string): Promise<string> {
-  const { stdout } = await run("unshare", [
-    "--net",
-    "chroot",
-    root,
-    "/udev/ld-linux-x86-64.so.2",
-    "--library-path",
-    "/udev/lib",
-    "/udev/udevadm",
-    "test-builtin",
-    "net_id",
-    `/sys/class/net/${iface}`,
-  ]);
-  return stdout;
+export async function udevadmInChroot(
+  root: string,
+  iface: string,
+  ifindex: number,
+): Promise<ChrootAnswer> {
+  // The shell only sequences the two commands; every value comes in as an argument.
+  const script = 'ip link add "$1" index "$2" type ifb && shift 2 && exec chroot "$@"';
+  const udevadm = ["/udev/ld-linux-x86-64.so.2", "--library-path", "/udev/lib", "/udev/udevadm"];
+  const inChroot = (args: string[]) =>
+    run(
+      "unshare",
+      ["--net", "sh", "-c", script, "sh", iface, String(ifindex), root, ...udevadm, ...args],
+      {
+        env: { SYSTEMD_DEVICE_VERIFY_SYSFS: "0" },
+      },
+    );
+  const netId = (await inChroot(["test-builtin", "net_id", `/sys/class/net/${iface}`])).stdout;
+  const test = (await inChroot(["test", `/sys/class/net/${iface}`])).stdout
+    .split("\n")
+    .filter((l) => /^(INTERFACE|ID_NET_NAME|ID_NET_LINK_FILE|ID_PATH|INTERFACE_OLD)=/.test(l))
+    .join("\n");
+  return { netId, test: test === "" ? "" : `${test}\n` };
 }
