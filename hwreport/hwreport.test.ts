@@ -476,3 +476,57 @@ describe("firmware and deadlines", () => {
     expect(await withDeadline(Promise.resolve(1), 20)).toEqual({ ok: true, value: 1 });
   });
 });
+
+describe("NIC names and firmware in the report", () => {
+  // A real q35 guest's sysfs (hardware/fixtures/net-names/q35-mixed): udevadm named eth1
+  // (an e1000e with acpi-index 3 behind a root port) eno3.
+  const Q35 = new URL("../hardware/fixtures/net-names/q35-mixed/", import.meta.url).pathname;
+  const none = async () => [];
+
+  it("gives each NIC the name the installed machine gives it, with the kernel's", async () => {
+    const r = await buildReport({ root: Q35, inventory, disks: none, kernelLog: none });
+    expect(r.nics.find((n) => n.kernelName === "eth1")).toMatchObject({
+      name: "eno3",
+      driver: "e1000e",
+      names: { onboard: "eno3", slot: null, path: "enp2s0" },
+      firmware: [],
+    });
+    expect(r.nics.find((n) => n.kernelName === "eth4")?.name).toBe("enp0s16f0");
+    expect(renderReport(r)).toContain("eno3 (kernel: eth1)");
+  });
+
+  it("names a firmware file a declared port's driver asked for and the release lacks", async () => {
+    const ports = parseManifest(
+      'cluster = "c"\n[release]\nversion = "1.0.0"\n[[machines]]\nname = "m"\nrole = "leader"\nports = ["eno3"]\n',
+      "m.toml",
+    );
+    if (!ports.ok) throw new Error("manifest");
+    const device = (await findNics(Q35)).find((n) => n.name === "eth1")?.chain[0]?.device ?? "";
+    const address = device.split("/").pop();
+    const r = await buildReport({
+      root: Q35,
+      inventory,
+      disks: none,
+      manifest: ports.manifest,
+      release: {
+        version: "1.0.0",
+        modules: {
+          ...noNvme,
+          modules: [
+            ...noNvme.modules,
+            { name: "e1000e", path: "e1000e.ko", depends: [], where: "root" },
+          ],
+        },
+      },
+      kernelLog: async () => [
+        `e1000e ${address}: Direct firmware load for e1000e/test.bin failed with error -2`,
+      ],
+    });
+    expect(r.nics.find((n) => n.name === "eno3")?.firmware).toEqual([
+      { file: "e1000e/test.bin", carried: false },
+    ]);
+    expect(r.problems.find((p) => p.code === "missing-firmware")?.message).toBe(
+      "port eno3 of m: its driver e1000e asks for firmware e1000e/test.bin, which release 1.0.0 does not carry",
+    );
+  });
+});
