@@ -6,7 +6,7 @@
 // systemd-boot, boot-modules.json and release.toml. Test releases take fault knobs and can
 // leave modules out.
 import { createCipheriv, createHash } from "node:crypto";
-import { chmod, copyFile, mkdir, open, rm, writeFile } from "node:fs/promises";
+import { chmod, copyFile, mkdir, open, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { MIB } from "../../common/size.ts";
 import type { Verity } from "../../formats/release.ts";
@@ -167,6 +167,11 @@ async function buildRootfs(
   await writeFile(join(tree, "etc/os-release"), osRelease);
   await writeFile(join(tree, "usr/lib/liken/version"), `${o.version}\n`);
   const modules = await installRootModules(inputs, tree, o.withoutModules ?? []);
+  // The kernel asks for modules itself (libphy for a NIC's PHY driver: r8169 fails without
+  // realtek) by running /proc/sys/kernel/modprobe, which the initramfs set to /bin/modprobe
+  // (the kernel's own default is /sbin/modprobe): both are busybox in the root too.
+  for (const path of ["bin/modprobe", "sbin/modprobe"])
+    await symlink("/bin/busybox", join(tree, path));
   const firmware = await moduleFirmware(inputs, tree, modules, true);
   if (o.noiseMiB)
     await writeFile(join(tree, "usr/lib/liken/noise.bin"), noise(o.version, o.noiseMiB));

@@ -96,7 +96,7 @@ describe("a release's root filesystem", () => {
   });
 
   it.skipIf(process.getuid?.() !== 0)(
-    "lets its busybox modprobe resolve e1000e by name and by modalias",
+    "lets its busybox modprobe, and the kernel's /bin/modprobe, resolve drivers by name and by modalias",
     async () => {
       // busybox modprobe reads /lib/modules/$(uname -r): the host's kernel is another one
       if (kernelRelease() !== kernel)
@@ -108,6 +108,14 @@ describe("a release's root filesystem", () => {
         /insmod \S+\/e1000e\.ko/,
       );
       expect(await dry("tg3")).toMatch(/libphy\.ko\ninsmod \S+\/tg3\.ko/);
+      // what the kernel runs when libphy asks for r8169's PHY driver by its modalias
+      const kernelAsks = await run("chroot", [
+        root,
+        "/bin/modprobe",
+        "-D",
+        "mdio:00000000000111001100100000000000",
+      ]);
+      expect(kernelAsks.stdout).toMatch(/insmod \S+\/realtek\.ko/);
     },
   );
 });
