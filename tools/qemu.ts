@@ -130,6 +130,11 @@ export interface VmSpec {
   readonly watchdog?: "i6300esb" | "ib700" | "none";
   /** isa-debug-exit at port 0xf4: a guest write of V makes QEMU exit with (V << 1) | 1. */
   readonly debugExit?: boolean;
+  /**
+   * The SMBIOS system (type 1) serial and UUID, as a server's firmware gives them; QEMU's
+   * own are empty and all zeros.
+   */
+  readonly system?: { readonly serial?: string; readonly uuid?: string };
 }
 
 export const DEFAULT_MEMORY_MIB = 2048;
@@ -171,6 +176,13 @@ export function qemuArgs(spec: VmSpec): string[] {
     ...["-drive", `if=pflash,format=raw,unit=1,file=${qemuValue(spec.firmware.vars)}`],
     ...serialArgs(spec.serial),
   ];
+  if (spec.system) {
+    const fields = [
+      ...(spec.system.serial ? [`serial=${qemuValue(spec.system.serial)}`] : []),
+      ...(spec.system.uuid ? [`uuid=${spec.system.uuid}`] : []),
+    ];
+    if (fields.length > 0) args.push("-smbios", `type=1,${fields.join(",")}`);
+  }
   if (spec.qmpSocket) args.push("-qmp", `unix:${qemuValue(spec.qmpSocket)},server=on,wait=off`);
   // A guest reboot ends QEMU (SHUTDOWN event, reason "guest-reset"); so does a QMP
   // system_reset or a watchdog reset while this is set.

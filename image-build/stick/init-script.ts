@@ -75,6 +75,10 @@ done
 mount -t vfat -o rw,noatime "$PAYLOAD" /payload || hold "cannot mount the payload partition $PAYLOAD"
 (cd /payload && sha256sum -c -s SHA256SUMS) || hold "the payload's checksums do not match: write the stick again"
 say "liken-stick: payload $PAYLOAD verified"
+# Every NIC's link up, with no address: the hardware report reads carrier from a live link.
+for n in /sys/class/net/*; do
+  [ -e "$n/device" ] && ip link set dev "\${n##*/}" up 2>/dev/null
+done
 
 if [ -n "$INSTALL" ]; then
   [ "$THEN" = reboot ] || THEN=poweroff

@@ -53,6 +53,8 @@ export interface VmOptions {
   readonly relaunchOnReboot?: boolean;
   /** A kernel crash on the console is what the test wants: do not fail waitFor for it. */
   readonly expectPanic?: boolean;
+  /** The SMBIOS system serial and UUID (tools/qemu.ts). */
+  readonly system?: VmSpec["system"];
   /** The watchdog card (tools/qemu.ts): i6300esb by default. */
   readonly watchdog?: "i6300esb" | "ib700" | "none";
   /** q35 by default; pc has no chipset watchdog. */
@@ -331,6 +333,7 @@ export class Vm {
       qmpSocket,
       noReboot: this.#options.relaunchOnReboot ?? false,
       watchdog: this.#options.watchdog ?? "i6300esb",
+      ...(this.#options.system ? { system: this.#options.system } : {}),
       ...(this.#options.machine ? { machine: this.#options.machine } : {}),
       debugExit: this.#options.debugExit ?? false,
     };

@@ -5,6 +5,9 @@
 // the report names nvme for that disk, its proposed layout uses only the virtio disk, and
 // its copy lands on the stick's payload (--save /payload/reports). A second stick boots to
 // its menu: Hardware report there saves the report onto the payload, read back in the Shell.
+// The machine has a virtio-net NIC with acpi-index 1 (a server's first onboard port): the
+// report names it eno1, the name leader-1 declares, with the kernel's eth0 and its driver;
+// the stick's dmidecode fills in the serial; the stick's own disk reads boot-medium alone.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,7 +18,10 @@ import { contentDigest, sparseFile } from "../disk-files.ts";
 import { shell, waitForShell } from "./guest-shell.ts";
 import { startVm, type Vm } from "./harness.ts";
 
-const MANIFEST = "test/fixtures/manifests/good/small.toml";
+// small.toml's layout; leader-1 declares eno1.
+const MANIFEST = "test/fixtures/manifests/good/ports-modules.toml";
+// acpi-index reaches the guest behind a root port on q35 (tools/qemu.ts, NicSpec).
+const ENO1 = { model: "virtio", acpiIndex: 1, rootPort: true } as const;
 const GIB = 1024 ** 3;
 let dir: string;
 let stick: string;
@@ -55,6 +61,8 @@ describe("a release without nvme, on a machine with a virtio and an NVMe disk", 
         { path: virtio, bus: "virtio" },
         { path: nvme, bus: "nvme" },
       ],
+      nics: [ENO1],
+      system: { serial: "LIKEN-QEMU-0001", uuid: "4c494b45-4e00-4000-8000-000000000001" },
     });
 
     await vm.waitFor(/liken-stick: payload \/dev\/sd\w+ verified/, 240_000);
@@ -125,6 +133,33 @@ describe("a release without nvme, on a machine with a virtio and an NVMe disk", 
     const [layout] = report.layouts;
     expect(layout?.machine).toBe("leader-1");
     expect(layout?.plan.ok && layout.plan.layout.disks.map((d) => d.path)).toEqual(["/dev/vda"]);
+
+    // The NIC as the installed machine will name it, and the declared port it is.
+    expect(report.nics).toEqual([
+      expect.objectContaining({
+        name: "eno1",
+        kernelName: "eth0",
+        driver: "virtio_net",
+        names: expect.objectContaining({ onboard: "eno1" }),
+      }),
+    ]);
+    expect(report.ports).toEqual([
+      expect.objectContaining({
+        machine: "leader-1",
+        port: "eno1",
+        exists: true,
+        nic: expect.objectContaining({ kernelName: "eth0", driver: "virtio_net" }),
+      }),
+    ]);
+    expect(report.problems.filter((p) => p.subject.startsWith("leader-1/"))).toEqual([]);
+    // dmidecode is on the stick: the SMBIOS facts are there, and no tool is missing.
+    expect(report.system).toMatchObject({
+      serial: "LIKEN-QEMU-0001",
+      uuid: "4c494b45-4e00-4000-8000-000000000001",
+    });
+    expect(report.problems.filter((p) => p.code === "tool-missing")).toEqual([]);
+    const stickDisk = report.disks.find((d) => d.bus === "usb");
+    expect(stickDisk?.reasons).toEqual(["boot-medium"]);
 
     // Refused before anything was written: the NVMe disk is as blank as it was.
     expect(await contentDigest(nvme)).toBe(blank);
