@@ -1,9 +1,10 @@
 // Finds the disks: every disk of the machine (lsblk and sysfs), or the block devices and
 // image files named on the command line. Reads no disk contents.
-import { access, constants, readdir, readFile, realpath, stat } from "node:fs/promises";
+import { access, constants, open, readdir, readFile, realpath, stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { usageError } from "../../common/errors.ts";
 import { LOADER_GUID } from "../../formats/boot-interface.ts";
+import { parseGpt } from "../../formats/gpt.ts";
 import { type BlockDevice, listBlockDevices } from "../../tools/lsblk.ts";
 import type { DiskFacts } from "./types.ts";
 
@@ -112,7 +113,9 @@ async function blockFacts(d: BlockDevice, bootPartUuid: string | undefined): Pro
     swap: mountpoints.includes("[SWAP]"),
     partitions,
     bootMedium:
-      bootPartUuid !== undefined && family.some((x) => x.partuuid?.toLowerCase() === bootPartUuid),
+      bootPartUuid !== undefined &&
+      (family.some((x) => x.partuuid?.toLowerCase() === bootPartUuid) ||
+        (family.every((x) => !x.partuuid) && (await gptHolds(d.path, bootPartUuid)))),
     missingModules: [],
   };
 }
@@ -140,6 +143,23 @@ async function loopDevicesBackedBy(path: string): Promise<string[]> {
     }),
   );
   return backed.filter((l): l is string => l !== undefined);
+}
+
+// Without udev (the stick), lsblk knows no PARTUUID: the disk's own GPT says whether it
+// holds the partition the firmware booted from.
+async function gptHolds(path: string, partUuid: string): Promise<boolean> {
+  const handle = await open(path, "r").catch(() => undefined);
+  if (!handle) return false;
+  try {
+    const head = Buffer.alloc(64 * 1024);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    const gpt = parseGpt(head.subarray(0, bytesRead));
+    return gpt?.entries.some((e) => e.uuid.toLowerCase() === partUuid) ?? false;
+  } catch {
+    return false;
+  } finally {
+    await handle.close();
+  }
 }
 
 /** The PARTUUID of the partition the running system booted from, lower case, if firmware says. */
