@@ -131,7 +131,8 @@ async function main(): Promise<number> {
   const identity = await readIdentity();
   // Declared modules first, before any driver loads by device; the port wait runs beside
   // the steps below and is awaited before a status is written.
-  const network = bringUpNetwork(identity).catch((error: Error): BootNetwork => {
+  const drivers = loadNetworkDrivers(identity);
+  const network = bringUpPorts(identity, drivers).catch((error: Error): BootNetwork => {
     const failed = {
       status: "False" as const,
       reason: "BootAgentError",
@@ -195,6 +196,13 @@ async function main(): Promise<number> {
     medium: boot.medium,
     storage: boot.storage,
     disks: boot.disks,
+    // The NICs are named and have their drivers before staging judges the new release's.
+    ports: (await drivers.then(
+      () => true,
+      () => false,
+    ))
+      ? identity.ports
+      : [],
   });
   const statusInput: StatusInput = {
     ...(await networked()),
@@ -234,10 +242,17 @@ async function main(): Promise<number> {
 
 // The declared modules, the drivers by device, the NICs' names, then the declared ports'
 // wait (agent/network.ts). Nothing here stops the boot: what went wrong is in the status.
-async function bringUpNetwork(identity: BootIdentity): Promise<BootNetwork> {
+async function loadNetworkDrivers(identity: BootIdentity) {
   const facts = await loadDeclaredModules(identity.modules);
   await loadDrivers();
-  const present = await nameNics();
+  return { facts, present: await nameNics() };
+}
+
+async function bringUpPorts(
+  identity: BootIdentity,
+  drivers: ReturnType<typeof loadNetworkDrivers>,
+): Promise<BootNetwork> {
+  const { facts, present } = await drivers;
   const outcomes = await waitForPorts(identity.ports, present);
   const { modules, condition } = modulesOutcome(facts);
   return { modules, modulesApplied: condition, portsReady: portsCondition(outcomes, present) };

@@ -9,7 +9,7 @@ import { open } from "node:fs/promises";
 import { LikenError } from "../common/errors.ts";
 import { requireRelease, verifyRelease } from "../formats/release.ts";
 import { hashRegion, writeImage } from "../formats/write-image.ts";
-import { disksMissingDrivers } from "../hardware/missing-drivers.ts";
+import { disksMissingDrivers, portsMissingDrivers } from "../hardware/missing-drivers.ts";
 import { type StagingDecision, stagedEntry } from "./boot-plan.ts";
 import { applyEntryActions, forgetSlot, installSlotFiles } from "./esp.ts";
 import type { Partition } from "./machine.ts";
@@ -33,6 +33,8 @@ export interface StageInput {
   readonly partUuids: Readonly<Record<Slot, string>>;
   /** The disks the release must boot from (the install's), by kernel name. */
   readonly disks: readonly string[];
+  /** The declared ports, which the release must drive. */
+  readonly ports: readonly string[];
   readonly progress: (line: string) => void;
 }
 
@@ -62,6 +64,15 @@ export async function stageRelease(input: StageInput): Promise<void> {
     throw new StagingRefused(
       "MissingDriver",
       `release ${release.version} cannot boot from disk ${first.disk}: its boot path lacks ${first.modules.join(", ")}; build the release with that module, or name a release that has it`,
+    );
+  // A release that cannot drive a declared port would boot without its network.
+  const [port] = await portsMissingDrivers(release, input.ports).catch((error: Error) => {
+    throw new StagingRefused("ReleaseInvalid", describe(error));
+  });
+  if (port)
+    throw new StagingRefused(
+      "MissingDriver",
+      `release ${release.version} cannot drive port ${port.port}: its root lacks ${port.modules.join(", ")}; build the release with that module, or name a release that has it`,
     );
   if (release.rootfsSize > input.slot.size)
     throw new StagingRefused(

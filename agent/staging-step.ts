@@ -36,6 +36,8 @@ export async function staging(input: {
   storage: readonly StoragePartition[];
   /** The disks this install's partitions are on: a staged release must boot from each. */
   disks: readonly string[];
+  /** The declared ports: a staged release must drive each one's NIC. */
+  ports: readonly string[];
 }): Promise<Staged> {
   const medium = input.medium ? await mountUpdateMedium(input.medium) : false;
   let spec = await readSpec(join(STATE, "spec.toml"));
@@ -83,6 +85,7 @@ export async function staging(input: {
             slot: input.slots[decision.slot],
             partUuids: input.partUuids,
             disks: input.disks,
+            ports: input.ports,
             progress: (line) => step(`staging ${decision.version}: ${line}`),
           });
         } catch (error) {

@@ -5,7 +5,8 @@ import type { BootModules } from "../formats/boot-modules.ts";
 import { type ReleaseInfo, requireBootModules, requireRelease } from "../formats/release.ts";
 import { bootPathOf, judgeChain, missingOf } from "./boot-path.ts";
 import type { MissingDrivers } from "./disks/index.ts";
-import { findDisks } from "./sysfs.ts";
+import { netNames } from "./net-names.ts";
+import { findDisks, findNics } from "./sysfs.ts";
 
 /** What inventoryDisks needs to mark disks `unsupported` (missing-driver:<module>). */
 export async function findMissingDrivers(
@@ -42,4 +43,27 @@ export async function disksMissingDrivers(
     .filter((d) => disks.includes(d.name))
     .map((d) => ({ disk: d.name, modules: missingOf(judgeChain(d.chain, boot)) }))
     .filter((d) => d.modules.length > 0);
+}
+
+/**
+ * For each declared port whose NIC is here and whose driver chain the release's root cannot
+ * load: the modules it lacks. A port found under no name here is not judged (PortMissing
+ * says so at boot).
+ */
+export async function portsMissingDrivers(
+  release: ReleaseInfo,
+  ports: readonly string[],
+  root = "/",
+): Promise<{ readonly port: string; readonly modules: readonly string[] }[]> {
+  if (ports.length === 0) return [];
+  const boot = bootPathOf(release.version, await requireBootModules(release), "nic");
+  const out: { port: string; modules: string[] }[] = [];
+  for (const nic of await findNics(root)) {
+    // Before the boot renamed it the NIC has its kernel name; after, its predictable one.
+    const name = (await netNames(root, nic.name)).predictable ?? nic.name;
+    if (!ports.includes(name)) continue;
+    const modules = missingOf(judgeChain(nic.chain, boot));
+    if (modules.length > 0) out.push({ port: name, modules });
+  }
+  return out;
 }

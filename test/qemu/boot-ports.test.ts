@@ -4,14 +4,15 @@
 // PortWithoutCarrier and comes up. The cable in: no wait, PortsReady. No NIC: PortMissing.
 // Each boot: e1000e's real parameter read back as the kernel spells it, the misspelt one
 // left out (the kernel's own line on the console), ModuleParametersApplied False naming the
-// built-in i8042.
+// built-in i8042. A release whose root lacks the declared port's driver is refused before
+// it is staged (MissingDriver).
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cachedRelease } from "../../image-build/cached-build.ts";
 import type { VmNic } from "../../tools/qemu.ts";
-import { bootMachine, condition, inspect, installedDisk } from "./boot-path.ts";
+import { bootMachine, condition, inspect, installedDisk, updateMedium } from "./boot-path.ts";
 
 const BOOT_MS = 180_000;
 const MANIFEST = "test/fixtures/manifests/good/ports-modules.toml";
@@ -19,15 +20,17 @@ const MANIFEST = "test/fixtures/manifests/good/ports-modules.toml";
 const ENO1 = { model: "virtio", acpiIndex: 1, rootPort: true } as const;
 let dir: string;
 let v1: string;
+let v2noNic: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "liken-qemu-ports-"));
   v1 = await cachedRelease({ version: "1.0.0" });
+  v2noNic = await cachedRelease({ version: "2.0.3", withoutModules: ["virtio_net"] });
 }, 600_000);
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-async function boot(disk: string, nics: readonly VmNic[]): Promise<string> {
-  const vm = await bootMachine(disk, { nics });
+async function boot(disk: string, nics: readonly VmNic[], medium?: string): Promise<string> {
+  const vm = await bootMachine(disk, { nics, ...(medium ? { medium } : {}) });
   try {
     await vm.waitFor(/^liken 1\.0\.0 slot a up$/, BOOT_MS);
     return vm.console();
@@ -78,5 +81,19 @@ describe("a declared port and declared modules at boot", () => {
     const missing = condition(await inspect(disk), "PortsReady");
     expect(missing).toMatchObject({ status: "False", reason: "PortMissing" });
     expect(missing?.message).toContain("eno1 does not exist on this machine");
+  });
+
+  it("refuses to stage a release whose root lacks the declared port's driver", async () => {
+    const disk = await installedDisk(dir, v1, MANIFEST);
+    const medium = await updateMedium(dir, "2.0.3", v2noNic);
+    const text = await boot(disk, [ENO1], medium);
+    expect(text).toContain(
+      "liken: staging refused (MissingDriver): release 2.0.3 cannot drive port eno1: its root lacks virtio_net",
+    );
+    expect(text).not.toMatch(/liken: staging 2\.0\.3: writing slot b/);
+    expect(condition(await inspect(disk), "StagingRejected")).toMatchObject({
+      status: "True",
+      reason: "MissingDriver",
+    });
   });
 });
