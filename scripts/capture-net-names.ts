@@ -8,12 +8,12 @@
 //   npx tsx scripts/capture-net-names.ts [CASE...]   (default: every case)
 //
 // Each case is one boot, a few minutes under TCG. The stick boots with liken.shell=1.
-import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { gzipSync } from "node:zlib";
+import { join } from "node:path";
 import { repoRoot } from "../common/repo-root.ts";
 import { cachedRelease, cachedStick } from "../image-build/cached-build.ts";
+import { copyTreeOut, sendFile } from "../test/qemu/guest-files.ts";
 import { shell, waitForShell } from "../test/qemu/guest-shell.ts";
 import { startVm, type VmOptions } from "../test/qemu/harness.ts";
 import { run } from "../tools/exec.ts";
@@ -56,9 +56,6 @@ const CASES: Record<string, Case> = {
 
 const root = repoRoot();
 const fixtures = join(root, "hardware/fixtures/net-names");
-// Markers the guest prints; typed with a break ("CAP""TURE") so the echo never matches.
-const BEGIN = "CAPTURE-BEGIN";
-const END = "CAPTURE-END";
 
 const wanted = process.argv.slice(2);
 for (const name of wanted) if (!CASES[name]) throw new Error(`no case ${name}`);
@@ -104,56 +101,17 @@ async function capture(name: string, c: Case): Promise<void> {
         'mkdir -p /tmp/u && tar -x -C /tmp/u < /dev/vda && echo "udevadm ""in"',
         /^udevadm in$/,
       );
-      const script = gzipSync(await readFile(join(fixtures, "capture.sh"))).toString("base64");
-      // Busybox's line editor takes at most 1024 characters a line: the script goes in pieces.
-      for (let at = 0; at < script.length; at += 200)
-        await sh(
-          `printf %s ${script.slice(at, at + 200)} >> /tmp/capture.b64; echo "piece ""${at}"`,
-          new RegExp(`^piece ${at}$`),
-        );
+      await sendFile(vm, join(fixtures, "capture.sh"), "/tmp/capture.sh");
       await sh(
-        'base64 -d < /tmp/capture.b64 | gunzip > /tmp/capture.sh && sh /tmp/capture.sh /tmp/cap /tmp/u/udev && echo "captured ""ok"',
+        'sh /tmp/capture.sh /tmp/cap /tmp/u/udev && echo "captured ""ok"',
         /^captured ok$/,
         300_000,
       );
-      const dump = [
-        `cd /tmp/cap && echo "${BEGIN.slice(0, 4)}""${BEGIN.slice(4)}";`,
-        "find . -mindepth 1 | sort | while read -r p; do",
-        'if [ -L "$p" ]; then echo "L $p $(readlink "$p")";',
-        'elif [ -d "$p" ]; then echo "D $p";',
-        'else echo "F $p $(base64 -w 0 < "$p")"; fi; done;',
-        `echo "${END.slice(0, 4)}""${END.slice(4)}"`,
-      ].join(" ");
-      await sh(dump, new RegExp(`^${END}$`), 600_000);
-      const lines = vm
-        .console()
-        .split("\n")
-        .map((l) => l.trim());
-      const begin = lines.lastIndexOf(BEGIN);
-      const end = lines.lastIndexOf(END);
-      if (begin < 0 || end < begin) throw new Error(`no capture on the console:\n${vm.tail()}`);
-      const entries = lines.slice(begin + 1, end);
-      await rm(dest, { recursive: true, force: true });
-      await mkdir(dest, { recursive: true });
-      for (const line of entries) {
-        const [kind, path = "", value = ""] = line.split(" ");
-        if (!path.startsWith("./")) throw new Error(`not a capture line: ${JSON.stringify(line)}`);
-        const target = join(dest, path);
-        await mkdir(kind === "D" ? target : dirname(target), { recursive: true });
-        if (kind === "L") await symlink(value, target);
-        else if (kind === "F") await writeFile(target, Buffer.from(value, "base64"));
-        else if (kind !== "D") throw new Error(`not a capture line: ${JSON.stringify(line)}`);
-      }
-      // A link whose target was not copied (subsystem/, driver/) gets its folder with an
-      // empty .keep, so git keeps it and no link in the fixture dangles.
-      for (const line of entries.filter((l) => l.startsWith("L "))) {
-        const [, path = "", value = ""] = line.split(" ");
-        const target = resolve(dirname(join(dest, path)), value);
-        if (!(await stat(target).catch(() => undefined))) {
-          await mkdir(target, { recursive: true });
-          await writeFile(join(target, ".keep"), "");
-        }
-      }
+      const { entries } = await copyTreeOut(
+        vm,
+        { dir: "/tmp/cap", find: ". -mindepth 1", timeoutMs: 600_000 },
+        dest,
+      );
       await writeFile(
         join(dest, "README.md"),
         `# ${name}\n\nCaptured by scripts/capture-net-names.ts in a QEMU guest (${qemuVersion}, OVMF, ` +
@@ -161,7 +119,7 @@ async function capture(name: string, c: Case): Promise<void> {
           "sysfs: `udevadm test-builtin net_id` and `udevadm test` (ID_NET_NAME is the name udev gives) " +
           "for every interface.\n",
       );
-      console.log(`${name}: ${entries.length} entries into ${dest}`);
+      console.log(`${name}: ${entries} entries into ${dest}`);
     } finally {
       await vm.stop();
     }
