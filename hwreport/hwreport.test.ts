@@ -13,7 +13,7 @@ import { findMissingDrivers } from "../hardware/missing-drivers.ts";
 import { findDisks, findNics } from "../hardware/sysfs.ts";
 import { parseManifest } from "../manifest/index.ts";
 import type { Manifest } from "../manifest/types.ts";
-import { type Inventory, readFirmware, withDeadline } from "./inventory.ts";
+import { type Inventory, readFirmware, readInventory, withDeadline } from "./inventory.ts";
 import { renderReport } from "./render.ts";
 import { buildReport } from "./report.ts";
 
@@ -528,5 +528,43 @@ describe("NIC names and firmware in the report", () => {
     expect(r.problems.find((p) => p.code === "missing-firmware")?.message).toBe(
       "port eno3 of m: its driver e1000e asks for firmware e1000e/test.bin, which release 1.0.0 does not carry",
     );
+  });
+});
+
+describe("the SMBIOS facts", () => {
+  it("come from /sys/class/dmi/id without a process, placeholders read as unknown", async () => {
+    const root = await mkdtemp(join(tmpdir(), "liken-dmi-"));
+    try {
+      const dir = join(root, "sys/class/dmi/id");
+      await mkdir(dir, { recursive: true });
+      const fields: Record<string, string> = {
+        sys_vendor: "Dell Inc.",
+        product_name: "PowerEdge R650",
+        product_serial: "7XK2QH3",
+        product_uuid: "4C4C4544-0058-4B10-8032-B7C04F514833",
+        board_vendor: "Dell Inc.",
+        board_name: "0Y2K8N",
+        board_serial: ".7XK2QH3.CNFCP0022Q00XX.",
+        bios_vendor: "Dell Inc.",
+        bios_version: "1.10.2",
+        bios_date: "05/30/2023",
+      };
+      for (const [f, v] of Object.entries(fields)) await writeFile(join(dir, f), `${v}\n`);
+      const { system } = await readInventory(root);
+      expect(system).toMatchObject({
+        manufacturer: "Dell Inc.",
+        product: "PowerEdge R650",
+        serial: "7XK2QH3",
+        uuid: "4c4c4544-0058-4b10-8032-b7c04f514833",
+        baseboard: { manufacturer: "Dell Inc.", product: "0Y2K8N" },
+        firmware: { vendor: "Dell Inc.", version: "1.10.2", date: "2023-05-30" },
+      });
+      await writeFile(join(dir, "product_serial"), "Not Specified\n");
+      await writeFile(join(dir, "product_uuid"), "00000000-0000-0000-0000-000000000000\n");
+      const placeholders = await readInventory(root);
+      expect(placeholders.system).toMatchObject({ serial: null, uuid: null });
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });

@@ -1,4 +1,5 @@
-// System, CPU, memory and firmware, from systeminformation and /sys/firmware. systeminformation
+// System, CPU, memory and firmware, from /sys/class/dmi/id (the SMBIOS tables dmidecode
+// reads, without a process), systeminformation and /sys/firmware. systeminformation
 // runs shell tools (dmidecode, lscpu) and swallows their failures, so each call here has a
 // deadline, and a tool that is not on PATH is reported as missing rather than read as "no
 // data" (research/hwreport-tui.md section 1).
@@ -24,7 +25,7 @@ export interface Inventory {
 
 /** Placeholders firmware writes where a value belongs. */
 const PLACEHOLDER =
-  /^(|-|none|n\/a|not specified|not settable|not present|not applicable|default string|to be filled by o\.e\.m\.|system serial number|0+|ffffffff-ffff-ffff-ffff-ffffffffffff|03000200-0400-0500-0006-000700080009)$/i;
+  /^(|-|none|n\/a|not specified|not settable|not present|not applicable|default string|to be filled by o\.e\.m\.|system serial number|[0-]+|ffffffff-ffff-ffff-ffff-ffffffffffff|03000200-0400-0500-0006-000700080009)$/i;
 
 function value(s: string | undefined | null): string | null {
   const v = (s ?? "").trim();
@@ -88,12 +89,92 @@ function sectionFailed(section: string, why: string): Problem {
   };
 }
 
+/** The SMBIOS fields the report shows, as the kernel exports them (serial and UUID: root only). */
+const DMI_FIELDS = [
+  "sys_vendor",
+  "product_name",
+  "product_serial",
+  "product_uuid",
+  "board_vendor",
+  "board_name",
+  "board_serial",
+  "bios_vendor",
+  "bios_version",
+  "bios_date",
+] as const;
+type Dmi = Record<(typeof DMI_FIELDS)[number], string | undefined>;
+
+/**
+ * /sys/class/dmi/id, the kernel's copy of the SMBIOS tables: what dmidecode would print for
+ * the system, baseboard and firmware, without a process (under emulation each one costs a
+ * second). Null where there is none (no SMBIOS).
+ */
+export async function readDmi(root = "/"): Promise<Dmi | null> {
+  const dir = join(root, "sys/class/dmi/id");
+  const exists = await access(dir).then(
+    () => true,
+    () => false,
+  );
+  if (!exists) return null;
+  const values = await Promise.all(
+    DMI_FIELDS.map((f) =>
+      readFile(join(dir, f), "utf8").then(
+        (t) => t.trim(),
+        () => undefined,
+      ),
+    ),
+  );
+  return Object.fromEntries(DMI_FIELDS.map((f, i) => [f, values[i]])) as Dmi;
+}
+
+/** SMBIOS writes the firmware's date MM/DD/YYYY; the report, as systeminformation, YYYY-MM-DD. */
+function isoDate(date: string | undefined): string | undefined {
+  const m = date ? /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(date) : null;
+  return m ? `${m[3]}-${m[1]}-${m[2]}` : date;
+}
+
+// systeminformation's answer, or what sysfs already gave without a process.
+function fromDmi<T>(dmi: Dmi | null, make: (d: Dmi) => T, read: () => Promise<T>): Promise<T> {
+  return dmi ? Promise.resolve(make(dmi)) : read();
+}
+
 /** System, CPU, memory and firmware, each call bounded by `timeoutMs`. */
 export async function readInventory(root = "/", timeoutMs = 3000): Promise<Inventory> {
+  const dmi = await readDmi(root);
   const [system, bios, baseboard, cpu, mem, firmware, tools] = await Promise.all([
-    withDeadline(si.system(), timeoutMs),
-    withDeadline(si.bios(), timeoutMs),
-    withDeadline(si.baseboard(), timeoutMs),
+    withDeadline(
+      fromDmi(
+        dmi,
+        (d) => ({
+          manufacturer: d.sys_vendor,
+          model: d.product_name,
+          serial: d.product_serial,
+          uuid: d.product_uuid,
+        }),
+        () => si.system(),
+      ),
+      timeoutMs,
+    ),
+    withDeadline(
+      fromDmi(
+        dmi,
+        (d) => ({
+          vendor: d.bios_vendor,
+          version: d.bios_version,
+          releaseDate: isoDate(d.bios_date),
+        }),
+        () => si.bios(),
+      ),
+      timeoutMs,
+    ),
+    withDeadline(
+      fromDmi(
+        dmi,
+        (d) => ({ manufacturer: d.board_vendor, model: d.board_name, serial: d.board_serial }),
+        () => si.baseboard(),
+      ),
+      timeoutMs,
+    ),
     withDeadline(si.cpu(), timeoutMs),
     withDeadline(si.mem(), timeoutMs),
     readFirmware(root),
