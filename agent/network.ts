@@ -8,8 +8,8 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { INITRAMFS_MODULES } from "../formats/boot-interface.ts";
 import type { IdentityModule } from "../formats/identity.ts";
+import { readKernelLog } from "../hardware/kernel-log.ts";
 import { netNames } from "../hardware/net-names.ts";
-import { kernelLog } from "../tools/dmesg.ts";
 import { renameLink, setLinkUp } from "../tools/ip.ts";
 import { loadByModalias, loadModule } from "../tools/modprobe.ts";
 import { type ModuleFacts, moduleName, parameterNames } from "./declared-modules.ts";
@@ -76,7 +76,7 @@ export async function loadDeclaredModules(
       readBack: await readParameters(name, parameterNames(module.parameters)),
     });
   }
-  await echoParameterWarnings(declared.map((m) => moduleName(m.name)));
+  echoParameterWarnings(declared.map((m) => moduleName(m.name)));
   return facts;
 }
 
@@ -94,8 +94,8 @@ async function readParameters(module: string, names: readonly string[]) {
 
 // The kernel says "e1000e: unknown parameter 'x' ignored" once, at the load, at warning
 // level, which a quiet console does not show: the console shows it here.
-async function echoParameterWarnings(modules: readonly string[]): Promise<void> {
-  const lines = await kernelLog().catch(() => [] as string[]);
+function echoParameterWarnings(modules: readonly string[]): void {
+  const lines = readKernelLog();
   for (const line of lines)
     if (/unknown parameter .* ignored/.test(line) && modules.some((m) => line.startsWith(`${m}:`)))
       step(`the kernel said: ${line}`);

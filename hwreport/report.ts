@@ -14,11 +14,11 @@ import {
 } from "../hardware/boot-path.ts";
 import { inventoryDisks, type MissingDrivers } from "../hardware/disks/index.ts";
 import type { Disk } from "../hardware/disks/types.ts";
+import { readKernelLog } from "../hardware/kernel-log.ts";
 import { netNames } from "../hardware/net-names.ts";
 import { findDisks, findNics } from "../hardware/sysfs.ts";
 import { planLayout } from "../installer/plan/plan-layout.ts";
 import type { Manifest } from "../manifest/types.ts";
-import { kernelLog } from "../tools/dmesg.ts";
 import { type Inventory, readInventory } from "./inventory.ts";
 import {
   type DiskReport,
@@ -50,7 +50,7 @@ export interface ReportInput {
   readonly inventory?: (root: string) => Promise<Inventory>;
   /** The disk inventory, with the boot-path verdict filled in (inventoryDisks by default). */
   readonly disks?: (missingModules: MissingDrivers | undefined) => Promise<Disk[]>;
-  /** The kernel's log, for the firmware files drivers asked for; read with dmesg on "/". */
+  /** The kernel's log, for the firmware files drivers asked for; /dev/kmsg's on "/". */
   readonly kernelLog?: () => Promise<readonly string[]>;
   readonly now?: Date;
   readonly newInstallId?: string;
@@ -64,7 +64,7 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
   const nicBoot = input.release
     ? bootPathOf(input.release.version, input.release.modules, "nic")
     : undefined;
-  const readLog = input.kernelLog ?? (root === "/" ? kernelLog : async () => []);
+  const readLog = input.kernelLog ?? (async () => (root === "/" ? readKernelLog() : []));
   const [inventory, sysDisks, sysNics, log] = await Promise.all([
     (input.inventory ?? readInventory)(root),
     findDisks(root),
