@@ -67,7 +67,12 @@ export function modulesOutcome(facts: readonly ModuleFacts[]): {
         ],
       ];
     if (f.loadError !== null)
-      return [["LoadFailed", `${name} did not load with "${f.module.parameters}": ${f.loadError}`]];
+      return [
+        [
+          "LoadFailed",
+          `${name} did not load with "${f.module.parameters}": ${f.loadError}; check the name against the modules the release carries (its boot-modules.json)`,
+        ],
+      ];
     return [];
   });
   const [first] = failures;

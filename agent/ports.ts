@@ -1,9 +1,10 @@
 // The declared ports' outcome at boot (docs/rollback.md, The network ports): the condition
 // PortsReady from what each port did in its wait. Pure.
+import { PORT_WAIT_SECONDS } from "../formats/boot-interface.ts";
 import type { ConditionPart } from "./declared-modules.ts";
 
 /** The longest a boot waits for a declared port's carrier; every port waits at once. */
-export const PORT_WAIT_MS = 30_000;
+export const PORT_WAIT_MS = PORT_WAIT_SECONDS * 1000;
 
 export type PortOutcome =
   | { readonly port: string; readonly kind: "carrier"; readonly seconds: number }

@@ -20,3 +20,6 @@ export const TRIAL_MARK = "/run/liken/trial";
 
 /** The modules the initramfs loaded, one name a line, written before it switches to the root. */
 export const INITRAMFS_MODULES = "/run/liken/initramfs-modules";
+
+/** The longest a boot waits for a declared port's carrier (the agent waits, the report warns). */
+export const PORT_WAIT_SECONDS = 30;

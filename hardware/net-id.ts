@@ -81,30 +81,20 @@ export async function netId(root: string, kernelName: string): Promise<NetIdProp
     put("ID_NET_NAME_MAC", prefix, "x", info.hwAddr.map((b) => hex2(b)).join(""));
   }
 
-  const ccw = await namesCcw(dev);
-  if (ccw !== null) {
-    put("ID_NET_NAME_PATH", prefix, ccw);
-    return props;
-  }
-  const vio = await namesVio(dev);
-  if (vio !== null) {
-    put("ID_NET_NAME_SLOT", prefix, vio);
-    return props;
-  }
-  const platform = await namesPlatform(dev);
-  if (platform !== null) {
-    put("ID_NET_NAME_PATH", prefix, platform);
-    return props;
-  }
-  const netdevsim = await namesNetdevsim(dev, info);
-  if (netdevsim !== null) {
-    put("ID_NET_NAME_PATH", prefix, netdevsim);
-    return props;
-  }
-  const xen = await namesXen(dev);
-  if (xen !== null) {
-    put("ID_NET_NAME_SLOT", prefix, xen);
-    return props;
+  // The buses net_id tries before PCI, in its order; the first that names the device wins.
+  const buses: readonly [keyof NetIdProperties, () => Promise<string | null>][] = [
+    ["ID_NET_NAME_PATH", () => namesCcw(dev)],
+    ["ID_NET_NAME_SLOT", () => namesVio(dev)],
+    ["ID_NET_NAME_PATH", () => namesPlatform(dev)],
+    ["ID_NET_NAME_PATH", () => namesNetdevsim(dev, info)],
+    ["ID_NET_NAME_SLOT", () => namesXen(dev)],
+  ];
+  for (const [key, names] of buses) {
+    const name = await names();
+    if (name !== null) {
+      put(key, prefix, name);
+      return props;
+    }
   }
 
   const pci = await namesPci(dev, info);

@@ -3,6 +3,7 @@
 // rendering in render.ts, so the same value feeds the text, --json and the saved copy.
 import { randomUUID } from "node:crypto";
 import { basename } from "node:path";
+import { PORT_WAIT_SECONDS } from "../formats/boot-interface.ts";
 import type { BootModules } from "../formats/boot-modules.ts";
 import {
   type BootPath,
@@ -29,9 +30,6 @@ import {
   type PortReport,
   type Problem,
 } from "./types.ts";
-
-/** How long a declared port may hold up a boot, waiting for its link (agent/ports.ts). */
-export const PORT_WAIT_SECONDS = 30;
 
 export interface ReportInput {
   /** Where /sys is: "/" on a machine, a fixture tree in tests. */
