@@ -13,7 +13,7 @@ import type { Verity } from "../../formats/release.ts";
 import { writeReleaseToml } from "../../formats/release-toml.ts";
 import { makeErofs } from "../../tools/mkfs-erofs.ts";
 import { bundleAgent } from "../bundle.ts";
-import { copyFromRoot } from "../copy-from-root.ts";
+import { copyFromRoot, installTools } from "../copy-from-root.ts";
 import { buildInitramfs } from "../initramfs.ts";
 import {
   type BootModules,
@@ -113,16 +113,6 @@ export async function buildRelease(o: ReleaseOptions): Promise<void> {
   );
   await writeFile(join(o.out, "boot-modules.json"), `${JSON.stringify(listed, null, 2)}\n`);
   await writeReleaseToml(o.out, o.version, inputs.kernelVersion, root.verity);
-}
-
-async function installTools(
-  inputs: UnpackedInputs,
-  tree: string,
-  tools: readonly string[],
-): Promise<void> {
-  const paths = tools.map((t) => join(inputs.root, t));
-  for (const path of [...paths, ...(await resolveLibraries(paths, inputs.root))])
-    await copyFromRoot(inputs.root, path, tree);
 }
 
 // The root: busybox, Node.js with its libraries, the boot agent, the init and the health

@@ -1,36 +1,81 @@
-// `liken-stick image`: builds the stick (docs/design.md section 8): a GPT image whose ESP holds
-// systemd-boot, the kernel and the stick's initramfs (busybox, Node.js, the bundled app,
-// the installer's tools and their libraries, every storage, USB and NIC driver), and whose
-// payload partition holds the manifest, the release and their checksums. Every GUID and
-// timestamp is fixed, so the same inputs give the same bytes.
+// `liken-stick image`: builds the stick (docs/design.md section 8, docs/image.md What the
+// stick holds): a GPT image whose ESP holds systemd-boot, the kernel and a small initramfs
+// (busybox, blkid, dmsetup and the drivers that find the stick), and whose payload partition
+// holds the manifest, the release, their checksums and the stick's root: an erofs image
+// with its dm-verity hash tree holding Node.js, the bundled app, the installer's tools and
+// their libraries, and every storage, USB and NIC driver. The initramfs carries the hashes
+// that check the payload. Every GUID and timestamp is fixed, so the same inputs give the
+// same bytes.
 import { createHash } from "node:crypto";
-import { copyFile, cp, lstat, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import {
+  copyFile,
+  cp,
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  rm,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { MIB } from "../../common/size.ts";
 import { loaderConf } from "../../formats/boot-entries.ts";
 import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
 import { createBmap } from "../../tools/bmaptool.ts";
+import { makeErofs } from "../../tools/mkfs-erofs.ts";
 import { bundleCommand } from "../bundle.ts";
-import { copyFromRoot } from "../copy-from-root.ts";
+import { copyFromRoot, installTools } from "../copy-from-root.ts";
 import { buildFatImage } from "../fat-image.ts";
 import { buildGptImage } from "../gpt-image.ts";
 import { buildInitramfs } from "../initramfs.ts";
-import {
-  readModuleIndex,
-  requireNodeBinary,
-  resolveLibraries,
-  stickModules,
-} from "../inputs/index.ts";
+import { readModuleIndex, requireNodeBinary, stickModules } from "../inputs/index.ts";
 import { installModules } from "../modules-install.ts";
 import { requireUnpackedInputs, type UnpackedInputs } from "../unpacked.ts";
-import { stickInit } from "./init-script.ts";
+import { appendVerityTree } from "../verity-image.ts";
+import { STICK_ROOT_IMAGE, stickInitrdInit } from "./initrd-init.ts";
+import { stickRootInit } from "./root-init.ts";
 
 /** The stick's fixed GUIDs: every stick carries the same, so the init finds its payload. */
 export const STICK_GUIDS = {
   table: "4C494B45-4E53-5449-434B-000000000000",
   esp: "4C494B45-4E53-5449-434B-000000000001",
   payload: "4C494B45-4E53-5449-434B-000000000002",
+  /** The erofs UUID of the stick's root image. */
+  root: "4c494b45-4e53-5449-434b-000000000003",
 } as const;
+
+/**
+ * What the initramfs loads at once to find the stick: USB host controllers and storage (a
+ * stick, a BMC's virtual media), the disk controllers an image written to a disk sits
+ * behind, FAT for the payload, and loop, dm-verity and erofs for the root image.
+ */
+export const STICK_MEDIUM_MODULES = [
+  "xhci_pci",
+  "ehci_pci",
+  "ohci_pci",
+  "uhci_hcd",
+  "usb_storage",
+  "uas",
+  "sd_mod",
+  "virtio_pci",
+  "virtio_blk",
+  "virtio_scsi",
+  "nvme",
+  "ahci",
+  "vfat",
+  "nls_cp437",
+  "nls_iso8859_1",
+  "nls_ascii",
+  "loop",
+  "dm_mod",
+  "dm_verity",
+  "erofs",
+  "efivarfs",
+];
+
+/** The payload files the initramfs checks before anything reads them; the installer checks the release's other files against release.toml. */
+const CHECKED_AT_BOOT = ["cluster.toml", "release/release.toml", "release/boot-modules.json"];
 
 // "Microsoft basic data": any operating system mounts it, so reports can be carried away.
 const PAYLOAD_TYPE = "EBD0A0A2-B9E5-4433-87C0-68B6B72699C7";
@@ -72,9 +117,50 @@ export interface StickOptions {
 
 export async function buildStick(o: StickOptions): Promise<void> {
   const inputs = await requireUnpackedInputs();
+  const payload = join(o.workDir, "payload");
+  await rm(payload, { recursive: true, force: true });
+  await mkdir(join(payload, "release"), { recursive: true });
+  await mkdir(join(payload, "reports"), { recursive: true });
+  await copyFile(o.manifest, join(payload, "cluster.toml"));
+  for (const name of (await readdir(o.releaseDir)).sort()) {
+    await copyFile(join(o.releaseDir, name), join(payload, "release", name));
+  }
+  const released = (await readdir(join(payload, "release"))).sort().map((n) => `release/${n}`);
+  await writeFile(
+    join(payload, "SHA256SUMS"),
+    await checksums(payload, ["cluster.toml", ...released]),
+  );
+
+  const rootTree = join(o.workDir, "root-tree");
+  await rm(rootTree, { recursive: true, force: true });
+  await buildStickRoot(inputs, rootTree);
+  const rootImage = join(payload, STICK_ROOT_IMAGE);
+  await makeErofs(rootImage, rootTree, { epoch: o.epoch, uuid: STICK_GUIDS.root });
+  const verity = await appendVerityTree(rootImage);
+
   const tree = join(o.workDir, "initrd-tree");
   await rm(tree, { recursive: true, force: true });
-  await buildStickTree(inputs, tree);
+  await mkdir(join(tree, "bin"), { recursive: true });
+  await mkdir(join(tree, "etc/liken"), { recursive: true });
+  await copyFile(inputs.busybox, join(tree, "bin/busybox"));
+  await installTools(inputs, tree, ["sbin/blkid", "sbin/dmsetup"]);
+  await installModules(inputs, tree, STICK_MEDIUM_MODULES);
+  await writeFile(
+    join(tree, "etc/liken/payload.sha256"),
+    await checksums(payload, CHECKED_AT_BOOT),
+  );
+  await writeFile(
+    join(tree, "init"),
+    stickInitrdInit({
+      payloadPartUuid: STICK_GUIDS.payload.toLowerCase(),
+      modules: STICK_MEDIUM_MODULES,
+      rootImage: STICK_ROOT_IMAGE,
+      rootHash: verity.rootHash,
+      dataBlocks: verity.dataBlocks,
+      checksumsFile: "/etc/liken/payload.sha256",
+    }),
+    { mode: 0o755 },
+  );
   const initrd = join(o.workDir, "initrd.img");
   await buildInitramfs(tree, initrd, o.epoch, join(o.workDir, "initrd.cpio"));
 
@@ -101,22 +187,6 @@ export async function buildStick(o: StickOptions): Promise<void> {
     ].join("\n"),
   );
 
-  const payload = join(o.workDir, "payload");
-  await rm(payload, { recursive: true, force: true });
-  await mkdir(join(payload, "release"), { recursive: true });
-  await mkdir(join(payload, "reports"), { recursive: true });
-  await copyFile(o.manifest, join(payload, "cluster.toml"));
-  for (const name of (await readdir(o.releaseDir)).sort()) {
-    await copyFile(join(o.releaseDir, name), join(payload, "release", name));
-  }
-  await writeFile(
-    join(payload, "SHA256SUMS"),
-    await checksums(payload, [
-      "cluster.toml",
-      ...(await readdir(join(payload, "release"))).sort().map((n) => `release/${n}`),
-    ]),
-  );
-
   const espImage = join(o.workDir, "esp.img");
   const payloadImage = join(o.workDir, "payload.img");
   await buildFatImage(espImage, {
@@ -127,7 +197,7 @@ export async function buildStick(o: StickOptions): Promise<void> {
     epoch: o.epoch,
   });
   await buildFatImage(payloadImage, {
-    size: await fatSize(payload, 64 * MIB),
+    size: await fatSize(payload, 16 * MIB),
     label: "LIKEN-DATA",
     volumeId: "4c4b0002",
     tree: payload,
@@ -151,14 +221,16 @@ export async function buildStick(o: StickOptions): Promise<void> {
   await createBmap(o.out, `${o.out}.bmap`);
 }
 
-async function buildStickTree(inputs: UnpackedInputs, tree: string): Promise<void> {
-  await mkdir(join(tree, "bin"), { recursive: true });
+// The stick's root: what the menu, the installer and the report run on. Read-only: its
+// init puts busybox's applets in /run/bin and mounts /tmp and /root.
+async function buildStickRoot(inputs: UnpackedInputs, tree: string): Promise<void> {
+  for (const dir of ["bin", "sbin", "dev", "proc", "sys", "run", "tmp", "root", "payload"])
+    await mkdir(join(tree, dir), { recursive: true });
   await copyFile(inputs.busybox, join(tree, "bin/busybox"));
-  await writeFile(
-    join(tree, "init"),
-    stickInit({ payloadPartUuid: STICK_GUIDS.payload.toLowerCase() }),
-    { mode: 0o755 },
-  );
+  // The kernel's module helper (/proc/sys/kernel/modprobe, set by the initramfs) and the
+  // shell of scripts' #! lines.
+  for (const applet of ["modprobe", "sh"]) await symlink("busybox", join(tree, "bin", applet));
+  await writeFile(join(tree, "init"), stickRootInit(), { mode: 0o755 });
 
   // The app: Node.js and the bundle, started by a one-line wrapper.
   const node = await requireNodeBinary();
@@ -173,10 +245,7 @@ async function buildStickTree(inputs: UnpackedInputs, tree: string): Promise<voi
   );
 
   // The tools and every library they and Node.js load, symlinks kept as they are.
-  const tools = TOOLS.map((t) => join(inputs.root, t));
-  for (const path of [...tools, ...(await resolveLibraries([...tools, node], inputs.root))]) {
-    await copyFromRoot(inputs.root, path, tree);
-  }
+  await installTools(inputs, tree, TOOLS, [node]);
   // mtools converts FAT long names through glibc's iconv: the codepages it asks for.
   for (const f of [
     "IBM850.so",
@@ -195,6 +264,7 @@ async function buildStickTree(inputs: UnpackedInputs, tree: string): Promise<voi
   await mkdir(join(tree, "etc"), { recursive: true });
   await writeFile(join(tree, "etc/passwd"), "root:x:0:0:root:/root:/bin/sh\n");
   await writeFile(join(tree, "etc/group"), "root:x:0:\n");
+  await symlink("/proc/self/mounts", join(tree, "etc/mtab"));
 
   await installModules(inputs, tree, stickModules(await readModuleIndex(inputs.root)));
 }

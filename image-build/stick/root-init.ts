@@ -1,28 +1,17 @@
-// The /init of the stick's initramfs: mounts what it needs, loads the drivers the hardware
-// asks for (by modalias), finds its payload partition by PARTUUID, checks the payload's
-// checksums (only the files SHA256SUMS lists: the record of installs and the reports the
-// stick adds later are not in it), then runs the unattended install that
+// The /init of the stick's root, which the initramfs (initrd-init.ts) switch_roots into
+// with the payload verified and mounted on /payload: it loads the drivers the hardware asks
+// for (by modalias), brings every NIC's link up, then runs the unattended install that
 // `liken.install=NAME` names, or the menu on the screen and on the serial console. PID 1
 // never exits: a kernel whose init ends panics.
 
-export interface StickInitOptions {
-  /** The payload partition's PARTUUID (fixed per image). */
-  readonly payloadPartUuid: string;
-}
-
-export function stickInit(o: StickInitOptions): string {
+export function stickRootInit(): string {
   return `#!/bin/busybox sh
-/bin/busybox --install -s /bin
-export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 TMPDIR=/tmp
-mkdir -p /proc /sys /dev /run /tmp /payload /root
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-mount -t tmpfs -o mode=0755 tmpfs /run
-mount -t tmpfs tmpfs /tmp
-# The kernel loads modules it needs itself (crc32c for ext4) through this helper.
-echo /bin/modprobe > /proc/sys/kernel/modprobe
-echo 1 > /proc/sys/kernel/printk 2>/dev/null
+# The root is read-only: busybox's applets go to /run/bin, behind the root's own tools.
+/bin/busybox mkdir -p /run/bin
+/bin/busybox --install -s /run/bin
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin:/run/bin HOME=/root LANG=C.UTF-8 TMPDIR=/tmp
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t tmpfs -o mode=0700 tmpfs /root
 
 # Every console the kernel writes to (its console= words: "tty0 ttyS0"), so a screen-only
 # and a serial-only machine both show what the stick says.
@@ -55,26 +44,18 @@ for word in $(cat /proc/cmdline); do
 done
 
 say "liken-stick: loading drivers"
-modprobe -qa efivarfs 2>/dev/null
-mount -t efivarfs efivarfs /sys/firmware/efi/efivars 2>/dev/null
-# Bus drivers bring new devices, whose modalias asks for more drivers: rounds until the
-# payload is there and a round's drivers brought no new device. Stopping at the payload
-# alone would race: a USB stick can show up before virtio_pci's devices ask for
-# virtio_blk, and the machine's own disk would then be missing from the menu.
-PAYLOAD= SEEN=
+# Bus drivers bring new devices, whose modalias asks for more drivers: rounds until a
+# round's drivers brought no new device, so the machine's own disks are all in the menu.
+SEEN=
 for round in $(seq 1 60); do
   ALIASES=$(find /sys/devices -name modalias -exec cat {} + 2>/dev/null | sort -u)
-  [ -n "$PAYLOAD" ] && [ "$ALIASES" = "$SEEN" ] && break
+  [ "$ALIASES" = "$SEEN" ] && break
   SEEN=$ALIASES
   echo "$ALIASES" | xargs modprobe -qa 2>/dev/null
-  modprobe -qa sd_mod usb_storage uas vfat nls_cp437 nls_iso8859_1 nls_ascii ext4 2>/dev/null
-  [ -n "$PAYLOAD" ] || PAYLOAD=$(blkid --match-token PARTUUID=${o.payloadPartUuid} --output device 2>/dev/null | head -n 1)
+  modprobe -qa ext4 2>/dev/null
   sleep 0.3
 done
-[ -n "$PAYLOAD" ] || hold "the stick's payload partition (PARTUUID ${o.payloadPartUuid}) did not appear"
-mount -t vfat -o rw,noatime "$PAYLOAD" /payload || hold "cannot mount the payload partition $PAYLOAD"
-(cd /payload && sha256sum -c -s SHA256SUMS) || hold "the payload's checksums do not match: write the stick again"
-say "liken-stick: payload $PAYLOAD verified"
+say "liken-stick: drivers loaded ($(wc -l < /proc/modules) modules)"
 # Every NIC's link up, with no address: the hardware report reads carrier from a live link.
 for n in /sys/class/net/*; do
   [ -e "$n/device" ] && ip link set dev "\${n##*/}" up 2>/dev/null
