@@ -1,7 +1,7 @@
 // `liken-stick image`: builds the stick (docs/design.md section 8, docs/image.md What the
 // stick holds): a GPT image whose ESP holds systemd-boot, the kernel and a small initramfs
 // (busybox, blkid, dmsetup and the drivers that find the stick), and whose payload partition
-// holds the manifest, the release, their checksums and the stick's root: an erofs image
+// holds the manifest, the release, their checksums and the stick's root: a squashfs image
 // with its dm-verity hash tree holding Node.js, the bundled app, the installer's tools and
 // their libraries, and every storage, USB and NIC driver. The initramfs carries the hashes
 // that check the payload. Every GUID and timestamp is fixed, so the same inputs give the
@@ -23,7 +23,7 @@ import { MIB } from "../../common/size.ts";
 import { loaderConf } from "../../formats/boot-entries.ts";
 import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
 import { createBmap } from "../../tools/bmaptool.ts";
-import { makeErofs } from "../../tools/mkfs-erofs.ts";
+import { makeSquashfs } from "../../tools/mksquashfs.ts";
 import { bundleCommand } from "../bundle.ts";
 import { copyFromRoot, installTools } from "../copy-from-root.ts";
 import { buildFatImage } from "../fat-image.ts";
@@ -41,14 +41,12 @@ export const STICK_GUIDS = {
   table: "4C494B45-4E53-5449-434B-000000000000",
   esp: "4C494B45-4E53-5449-434B-000000000001",
   payload: "4C494B45-4E53-5449-434B-000000000002",
-  /** The erofs UUID of the stick's root image. */
-  root: "4c494b45-4e53-5449-434b-000000000003",
 } as const;
 
 /**
  * What the initramfs loads at once to find the stick: USB host controllers and storage (a
  * stick, a BMC's virtual media), the disk controllers an image written to a disk sits
- * behind, FAT for the payload, and loop, dm-verity and erofs for the root image.
+ * behind, FAT for the payload, and loop, dm-verity and squashfs for the root image.
  */
 export const STICK_MEDIUM_MODULES = [
   "xhci_pci",
@@ -70,7 +68,7 @@ export const STICK_MEDIUM_MODULES = [
   "loop",
   "dm_mod",
   "dm_verity",
-  "erofs",
+  "squashfs",
   "efivarfs",
 ];
 
@@ -135,7 +133,7 @@ export async function buildStick(o: StickOptions): Promise<void> {
   await rm(rootTree, { recursive: true, force: true });
   await buildStickRoot(inputs, rootTree);
   const rootImage = join(payload, STICK_ROOT_IMAGE);
-  await makeErofs(rootImage, rootTree, { epoch: o.epoch, uuid: STICK_GUIDS.root });
+  await makeSquashfs(rootImage, rootTree, { epoch: o.epoch });
   const verity = await appendVerityTree(rootImage);
 
   const tree = join(o.workDir, "initrd-tree");

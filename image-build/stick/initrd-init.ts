@@ -10,7 +10,7 @@
 export interface StickInitrdInit {
   /** The payload partition's PARTUUID (fixed per image). */
   readonly payloadPartUuid: string;
-  /** The modules loaded at once: USB host controllers, USB storage, disk controllers, FAT, loop, dm-verity, erofs. */
+  /** The modules loaded at once: USB host controllers, USB storage, disk controllers, FAT, loop, dm-verity, squashfs. */
   readonly modules: readonly string[];
   /** The root image on the payload, and what dm-verity checks it against. */
   readonly rootImage: string;
@@ -73,7 +73,7 @@ losetup -r /dev/loop0 /payload/${o.rootImage} 2>/run/losetup.err ||
 DM_DISABLE_UDEV=1 dmsetup create ${STICK_ROOT_DM_NAME} --readonly --noudevsync \\
   --table "0 ${o.dataBlocks * 8} verity 1 /dev/loop0 /dev/loop0 4096 4096 ${o.dataBlocks} ${o.dataBlocks} sha256 ${o.rootHash} -" 2>/run/dmsetup.err ||
   hold "the stick's root does not map through dm-verity: $(tail -n 1 /run/dmsetup.err); write the stick again"
-mount -t erofs -o ro /dev/mapper/${STICK_ROOT_DM_NAME} /root 2>/run/mount.err ||
+mount -t squashfs -o ro /dev/mapper/${STICK_ROOT_DM_NAME} /root 2>/run/mount.err ||
   hold "the stick's root does not mount: $(tail -n 1 /run/mount.err); write the stick again"
 say "liken-stick: payload $PAYLOAD verified"
 for m in /dev /proc /sys /run /payload; do mount -o move "$m" "/root$m"; done

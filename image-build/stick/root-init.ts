@@ -44,6 +44,9 @@ for word in $(cat /proc/cmdline); do
 done
 
 say "liken-stick: loading drivers"
+# Node.js and the app read from the stick (decompressed, every block checked) while the
+# drivers load, rather than page by page when the menu starts.
+cat /usr/bin/node /usr/lib/liken-stick/liken-stick.mjs > /dev/null 2>&1 &
 # Bus drivers bring new devices, whose modalias asks for more drivers: rounds until a
 # round's drivers brought no new device, so the machine's own disks are all in the menu.
 SEEN=
