@@ -85,3 +85,8 @@ async function whenFound<T>(
     throw error;
   }
 }
+
+/** Copies file `path` of the FAT filesystem `image` (`file@@offset` for one in a partition) to `dest`, bytes as they are. */
+export async function copyOutOfFat(image: string, path: string, dest: string): Promise<void> {
+  await run("mcopy", ["-i", image, "-n", `::/${path}`, dest]);
+}
