@@ -43,8 +43,13 @@ export async function runMenu(options: MenuOptions): Promise<number> {
     warnings: options.warnings,
     features: { hwreport: true, shell: tty !== undefined },
   };
-  let data = await loadMenuData(sources);
-  const size = await terminalSize(options.input, options.output);
+  // A serial terminal that does not answer the size query costs its whole wait: the disks
+  // are read meanwhile.
+  const [first, size] = await Promise.all([
+    loadMenuData(sources),
+    terminalSize(options.input, options.output),
+  ]);
+  let data = first;
   const terminal = new Terminal(options.input, options.output, options.term, size);
   let model: Model = initModel(data, size);
   let lastPaint = 0;
