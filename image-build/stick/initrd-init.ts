@@ -6,6 +6,7 @@
 // the payload is trusted that these hashes do not cover: the root's blocks are checked as
 // they are read, and the installer checks the release's files against its release.toml
 // before it writes a byte.
+import { CONSOLE_FUNCTIONS } from "./console-sh.ts";
 
 export interface StickInitrdInit {
   /** The payload partition's PARTUUID (fixed per image). */
@@ -39,20 +40,7 @@ mount -t tmpfs -o mode=0755 tmpfs /run
 echo /bin/modprobe > /proc/sys/kernel/modprobe
 echo 1 > /proc/sys/kernel/printk 2>/dev/null
 
-CONSOLES=
-for c in $(cat /sys/class/tty/console/active 2>/dev/null); do
-  [ -c "/dev/$c" ] && CONSOLES="$CONSOLES /dev/$c"
-done
-[ -n "$CONSOLES" ] || CONSOLES=/dev/console
-say() {
-  for c in $CONSOLES; do echo "$*" > "$c" 2>/dev/null; done
-}
-hold() {
-  say "liken-stick: $*"
-  say "liken-stick: the console holds here; a shell follows"
-  for c in /dev/tty1 /dev/ttyS0; do [ -c "$c" ] && (setsid sh -c "exec sh <$c >$c 2>&1" &); done
-  while :; do sleep 3600; done
-}
+${CONSOLE_FUNCTIONS}
 
 say "liken-stick: finding the stick"
 modprobe -qa ${o.modules.join(" ")} 2>/dev/null

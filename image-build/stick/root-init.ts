@@ -3,6 +3,7 @@
 // for (by modalias), brings every NIC's link up, then runs the unattended install that
 // `liken.install=NAME` names, or the menu on the screen and on the serial console. PID 1
 // never exits: a kernel whose init ends panics.
+import { CONSOLE_FUNCTIONS } from "./console-sh.ts";
 
 export function stickRootInit(): string {
   return `#!/bin/busybox sh
@@ -13,24 +14,7 @@ export PATH=/usr/sbin:/usr/bin:/sbin:/bin:/run/bin HOME=/root LANG=C.UTF-8 TMPDI
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=0700 tmpfs /root
 
-# Every console the kernel writes to (its console= words: "tty0 ttyS0"), so a screen-only
-# and a serial-only machine both show what the stick says.
-CONSOLES=
-for c in $(cat /sys/class/tty/console/active 2>/dev/null); do
-  [ -c "/dev/$c" ] && CONSOLES="$CONSOLES /dev/$c"
-done
-[ -n "$CONSOLES" ] || CONSOLES=/dev/console
-
-say() {
-  for c in $CONSOLES; do echo "$*" > "$c" 2>/dev/null; done
-}
-
-hold() {
-  say "liken-stick: $*"
-  say "liken-stick: the console holds here; a shell follows"
-  for c in /dev/tty1 /dev/ttyS0; do [ -c "$c" ] && (setsid sh -c "exec sh <$c >$c 2>&1" &); done
-  while :; do sleep 3600; done
-}
+${CONSOLE_FUNCTIONS}
 
 INSTALL= THEN=poweroff WIPE= DISKS= SHELL_ONLY=
 for word in $(cat /proc/cmdline); do
