@@ -22,6 +22,7 @@ import { dirname, join } from "node:path";
 import { MIB } from "../../common/size.ts";
 import { loaderConf } from "../../formats/boot-entries.ts";
 import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
+import type { Verity } from "../../formats/release.ts";
 import { createBmap } from "../../tools/bmaptool.ts";
 import { makeSquashfs } from "../../tools/mksquashfs.ts";
 import { bundleCommand } from "../bundle.ts";
@@ -115,75 +116,9 @@ export interface StickOptions {
 
 export async function buildStick(o: StickOptions): Promise<void> {
   const inputs = await requireUnpackedInputs();
-  const payload = join(o.workDir, "payload");
-  await rm(payload, { recursive: true, force: true });
-  await mkdir(join(payload, "release"), { recursive: true });
-  await mkdir(join(payload, "reports"), { recursive: true });
-  await copyFile(o.manifest, join(payload, "cluster.toml"));
-  for (const name of (await readdir(o.releaseDir)).sort()) {
-    await copyFile(join(o.releaseDir, name), join(payload, "release", name));
-  }
-  const released = (await readdir(join(payload, "release"))).sort().map((n) => `release/${n}`);
-  await writeFile(
-    join(payload, "SHA256SUMS"),
-    await checksums(payload, ["cluster.toml", ...released]),
-  );
-
-  const rootTree = join(o.workDir, "root-tree");
-  await rm(rootTree, { recursive: true, force: true });
-  await buildStickRoot(inputs, rootTree);
-  const rootImage = join(payload, STICK_ROOT_IMAGE);
-  await makeSquashfs(rootImage, rootTree, { epoch: o.epoch });
-  const verity = await appendVerityTree(rootImage);
-
-  const tree = join(o.workDir, "initrd-tree");
-  await rm(tree, { recursive: true, force: true });
-  await mkdir(join(tree, "bin"), { recursive: true });
-  await mkdir(join(tree, "etc/liken"), { recursive: true });
-  await copyFile(inputs.busybox, join(tree, "bin/busybox"));
-  await installTools(inputs, tree, ["sbin/blkid", "sbin/dmsetup"]);
-  await installModules(inputs, tree, STICK_MEDIUM_MODULES);
-  await writeFile(
-    join(tree, "etc/liken/payload.sha256"),
-    await checksums(payload, CHECKED_AT_BOOT),
-  );
-  await writeFile(
-    join(tree, "init"),
-    stickInitrdInit({
-      payloadPartUuid: STICK_GUIDS.payload.toLowerCase(),
-      modules: STICK_MEDIUM_MODULES,
-      rootImage: STICK_ROOT_IMAGE,
-      rootHash: verity.rootHash,
-      dataBlocks: verity.dataBlocks,
-      checksumsFile: "/etc/liken/payload.sha256",
-    }),
-    { mode: 0o755 },
-  );
-  const initrd = join(o.workDir, "initrd.img");
-  await buildInitramfs(tree, initrd, o.epoch, join(o.workDir, "initrd.cpio"));
-
-  const esp = join(o.workDir, "esp");
-  await rm(esp, { recursive: true, force: true });
-  await mkdir(join(esp, "EFI/BOOT"), { recursive: true });
-  await mkdir(join(esp, "loader/entries"), { recursive: true });
-  await mkdir(join(esp, "liken"), { recursive: true });
-  await copyFile(inputs.systemdBoot, join(esp, "EFI/BOOT/BOOTX64.EFI"));
-  await copyFile(inputs.vmlinuz, join(esp, "liken/vmlinuz"));
-  await copyFile(initrd, join(esp, "liken/initrd.img"));
-  await writeFile(join(esp, "loader/loader.conf"), loaderConf());
-  const options = ["console=tty0", "console=ttyS0,115200", "panic=30", ...(o.append ?? [])].join(
-    " ",
-  );
-  await writeFile(
-    join(esp, "loader/entries/liken-stick.conf"),
-    [
-      "title liken install stick",
-      "linux /liken/vmlinuz",
-      "initrd /liken/initrd.img",
-      `options ${options}`,
-      "",
-    ].join("\n"),
-  );
+  const { payload, verity } = await buildPayload(inputs, o);
+  const initrd = await buildStickInitrd(inputs, o, payload, verity);
+  const esp = await buildStickEsp(inputs, o, initrd);
 
   const espImage = join(o.workDir, "esp.img");
   const payloadImage = join(o.workDir, "payload.img");
@@ -217,6 +152,100 @@ export async function buildStick(o: StickOptions): Promise<void> {
     },
   ]);
   await createBmap(o.out, `${o.out}.bmap`);
+}
+
+// The payload: the manifest, the release, SHA256SUMS of both, and the stick's root image
+// with its dm-verity hash tree.
+async function buildPayload(
+  inputs: UnpackedInputs,
+  o: StickOptions,
+): Promise<{ payload: string; verity: Verity }> {
+  const payload = join(o.workDir, "payload");
+  await rm(payload, { recursive: true, force: true });
+  await mkdir(join(payload, "release"), { recursive: true });
+  await mkdir(join(payload, "reports"), { recursive: true });
+  await copyFile(o.manifest, join(payload, "cluster.toml"));
+  for (const name of (await readdir(o.releaseDir)).sort()) {
+    await copyFile(join(o.releaseDir, name), join(payload, "release", name));
+  }
+  const released = (await readdir(join(payload, "release"))).sort().map((n) => `release/${n}`);
+  await writeFile(
+    join(payload, "SHA256SUMS"),
+    await checksums(payload, ["cluster.toml", ...released]),
+  );
+
+  const rootTree = join(o.workDir, "root-tree");
+  await rm(rootTree, { recursive: true, force: true });
+  await buildStickRoot(inputs, rootTree);
+  const rootImage = join(payload, STICK_ROOT_IMAGE);
+  await makeSquashfs(rootImage, rootTree, { epoch: o.epoch });
+  return { payload, verity: await appendVerityTree(rootImage) };
+}
+
+// The initramfs: what finds the stick, and the hashes that check its payload.
+async function buildStickInitrd(
+  inputs: UnpackedInputs,
+  o: StickOptions,
+  payload: string,
+  verity: Verity,
+): Promise<string> {
+  const tree = join(o.workDir, "initrd-tree");
+  await rm(tree, { recursive: true, force: true });
+  await mkdir(join(tree, "bin"), { recursive: true });
+  await mkdir(join(tree, "etc/liken"), { recursive: true });
+  await copyFile(inputs.busybox, join(tree, "bin/busybox"));
+  await installTools(inputs, tree, ["sbin/blkid", "sbin/dmsetup"]);
+  await installModules(inputs, tree, STICK_MEDIUM_MODULES);
+  await writeFile(
+    join(tree, "etc/liken/payload.sha256"),
+    await checksums(payload, CHECKED_AT_BOOT),
+  );
+  await writeFile(
+    join(tree, "init"),
+    stickInitrdInit({
+      payloadPartUuid: STICK_GUIDS.payload.toLowerCase(),
+      modules: STICK_MEDIUM_MODULES,
+      rootImage: STICK_ROOT_IMAGE,
+      rootHash: verity.rootHash,
+      dataBlocks: verity.dataBlocks,
+      checksumsFile: "/etc/liken/payload.sha256",
+    }),
+    { mode: 0o755 },
+  );
+  const initrd = join(o.workDir, "initrd.img");
+  await buildInitramfs(tree, initrd, o.epoch, join(o.workDir, "initrd.cpio"));
+  return initrd;
+}
+
+// The ESP's tree: systemd-boot, its one entry, the kernel and the initramfs.
+async function buildStickEsp(
+  inputs: UnpackedInputs,
+  o: StickOptions,
+  initrd: string,
+): Promise<string> {
+  const esp = join(o.workDir, "esp");
+  await rm(esp, { recursive: true, force: true });
+  await mkdir(join(esp, "EFI/BOOT"), { recursive: true });
+  await mkdir(join(esp, "loader/entries"), { recursive: true });
+  await mkdir(join(esp, "liken"), { recursive: true });
+  await copyFile(inputs.systemdBoot, join(esp, "EFI/BOOT/BOOTX64.EFI"));
+  await copyFile(inputs.vmlinuz, join(esp, "liken/vmlinuz"));
+  await copyFile(initrd, join(esp, "liken/initrd.img"));
+  await writeFile(join(esp, "loader/loader.conf"), loaderConf());
+  const options = ["console=tty0", "console=ttyS0,115200", "panic=30", ...(o.append ?? [])].join(
+    " ",
+  );
+  await writeFile(
+    join(esp, "loader/entries/liken-stick.conf"),
+    [
+      "title liken install stick",
+      "linux /liken/vmlinuz",
+      "initrd /liken/initrd.img",
+      `options ${options}`,
+      "",
+    ].join("\n"),
+  );
+  return esp;
 }
 
 // The stick's root: what the menu, the installer and the report run on. Read-only: its
