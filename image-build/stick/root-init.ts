@@ -33,13 +33,14 @@ say "liken-stick: loading drivers"
 cat /usr/bin/node /usr/lib/liken-stick/liken-stick.mjs > /dev/null 2>&1 &
 # Bus drivers bring new devices, whose modalias asks for more drivers: rounds until a
 # round's drivers brought no new device, so the machine's own disks are all in the menu.
+# ext4 for the installer's state partition: asked for by no device.
+modprobe -qa ext4 2>/dev/null
 SEEN=
 for round in $(seq 1 60); do
   ALIASES=$(find /sys/devices -name modalias -exec cat {} + 2>/dev/null | sort -u)
   [ "$ALIASES" = "$SEEN" ] && break
   SEEN=$ALIASES
   echo "$ALIASES" | xargs modprobe -qa 2>/dev/null
-  modprobe -qa ext4 2>/dev/null
   sleep 0.3
 done
 say "liken-stick: drivers loaded ($(wc -l < /proc/modules) modules)"
