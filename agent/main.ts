@@ -9,7 +9,9 @@
 // Exit codes for the root's init: 0 the boot is complete; 3 hold the console (the reason is
 // on it). Any end but 0 during a trial makes the init reset the machine, so a trial never
 // holds or hangs.
+import { realpathSync } from "node:fs";
 import { mkdir, readFile, unlink, writeFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
 import { LikenError } from "../common/errors.ts";
 import { SYSTEM_LABELS } from "../formats/gpt-types.ts";
 import type { BootIdentity } from "../formats/identity.ts";
@@ -439,14 +441,18 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: Error) => {
-    if (error instanceof LikenError && error.reason === BOOT_HELD) {
-      step(error.message);
-      process.exit(HOLD);
-    }
-    step(`the boot agent failed: ${firstLine(error)}`);
-    process.exit(1);
-  },
-);
+// Run when started as the agent, not when the release build evaluates the bundle for its
+// code cache (image-build/code-cache.ts).
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().then(
+    (code) => process.exit(code),
+    (error: Error) => {
+      if (error instanceof LikenError && error.reason === BOOT_HELD) {
+        step(error.message);
+        process.exit(HOLD);
+      }
+      step(`the boot agent failed: ${firstLine(error)}`);
+      process.exit(1);
+    },
+  );
+}

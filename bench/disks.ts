@@ -18,7 +18,7 @@ const HDD_MB_PER_S = 150;
 // blkid's probe at the four usual starts reads near the head (already read); the 14
 // common second-partition starts and the table's add one seek each: 20 on a liken disk.
 const PROBE_SEEKS = 20;
-const BUNDLE = new URL("../dist/liken-stick.mjs", import.meta.url).pathname;
+const BUNDLE = new URL("../dist/liken-stick.cjs", import.meta.url).pathname;
 
 async function median(fn: () => Promise<unknown>): Promise<number> {
   const times: number[] = [];

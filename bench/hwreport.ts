@@ -14,7 +14,7 @@ import { startVm, stopAllVms } from "../test/qemu/harness.ts";
 import { run } from "../tools/exec.ts";
 
 const RUNS = 5;
-const BUNDLE = new URL("../dist/liken-stick.mjs", import.meta.url).pathname;
+const BUNDLE = new URL("../dist/liken-stick.cjs", import.meta.url).pathname;
 
 async function median(fn: () => Promise<unknown>): Promise<number> {
   const times: number[] = [];

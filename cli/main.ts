@@ -73,12 +73,14 @@ function messageOf(error: unknown): string {
 
 // Run when executed as a program (the bin script, or the bundle), not when imported by tests.
 const invokedAs = process.argv[1] ? realpathSync(process.argv[1]) : "";
-if (invokedAs === fileURLToPath(import.meta.url) || /liken-stick(-test)?\.mjs$/.test(invokedAs)) {
+if (invokedAs === fileURLToPath(import.meta.url) || /liken-stick(-test)?\.cjs$/.test(invokedAs)) {
   // A reader that goes away (`| head`) must not stop an install half way: drop the output.
   for (const stream of [process.stdout, process.stderr]) {
     stream.on("error", (error: NodeJS.ErrnoException) => {
       if (error.code !== "EPIPE") throw error;
     });
   }
-  process.exitCode = await main(process.argv.slice(2));
+  main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
 }

@@ -23,3 +23,11 @@ export const INITRAMFS_MODULES = "/run/liken/initramfs-modules";
 
 /** The longest a boot waits for a declared port's carrier (the agent waits, the report warns). */
 export const PORT_WAIT_SECONDS = 30;
+
+/**
+ * Present while the stick's root loads drivers by modalias, which it does while Node.js
+ * starts: the disk inventory and the hardware report wait for it to go
+ * (hardware/stick-drivers.ts), so a disk behind a controller whose driver loads late is
+ * never missing from a list.
+ */
+export const STICK_DRIVERS_LOADING = "/run/liken-stick/drivers-loading";

@@ -1,19 +1,27 @@
 // System, CPU, memory and firmware, from /sys/class/dmi/id (the SMBIOS tables dmidecode
-// reads, without a process), systeminformation and /sys/firmware. systeminformation
-// runs shell tools (dmidecode, lscpu) and swallows their failures, so each call here has a
-// deadline, and a tool that is not on PATH is reported as missing rather than read as "no
-// data" (research/hwreport-tui.md section 1).
+// reads), /proc/cpuinfo, /proc/meminfo and /sys/firmware, without a process. Where the
+// kernel has no SMBIOS copy, systeminformation asks dmidecode; it swallows the tool's
+// failures, so each call here has a deadline, and a tool that is not on PATH is reported
+// as missing rather than read as "no data" (research/hwreport-tui.md section 1).
+// systeminformation is loaded only then: its 600 KB cost the stick's report a second.
 import { access, constants, readFile } from "node:fs/promises";
 import { delimiter, join } from "node:path";
-import si from "systeminformation";
+import { readCpu, readMemory } from "./cpu.ts";
 import type { CpuReport, MemoryReport, Problem, SystemReport } from "./types.ts";
+
+async function si() {
+  return (await import("systeminformation")).default;
+}
 
 const SECURE_BOOT_VAR = "sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c";
 
 /** What systeminformation reads each tool for; a missing one is named in the report. */
 const TOOLS: readonly { readonly tool: string; readonly pkg: string; readonly gives: string }[] = [
-  { tool: "dmidecode", pkg: "dmidecode", gives: "the CPU socket and firmware details" },
-  { tool: "lscpu", pkg: "util-linux", gives: "the CPU model and core counts" },
+  {
+    tool: "dmidecode",
+    pkg: "dmidecode",
+    gives: "the system, baseboard and firmware details where /sys/class/dmi/id is missing",
+  },
 ];
 
 export interface Inventory {
@@ -151,7 +159,7 @@ export async function readInventory(root = "/", timeoutMs = 3000): Promise<Inven
           serial: d.product_serial,
           uuid: d.product_uuid,
         }),
-        () => si.system(),
+        async () => (await si()).system(),
       ),
       timeoutMs,
     ),
@@ -163,7 +171,7 @@ export async function readInventory(root = "/", timeoutMs = 3000): Promise<Inven
           version: d.bios_version,
           releaseDate: isoDate(d.bios_date),
         }),
-        () => si.bios(),
+        async () => (await si()).bios(),
       ),
       timeoutMs,
     ),
@@ -171,12 +179,12 @@ export async function readInventory(root = "/", timeoutMs = 3000): Promise<Inven
       fromDmi(
         dmi,
         (d) => ({ manufacturer: d.board_vendor, model: d.board_name, serial: d.board_serial }),
-        () => si.baseboard(),
+        async () => (await si()).baseboard(),
       ),
       timeoutMs,
     ),
-    withDeadline(si.cpu(), timeoutMs),
-    withDeadline(si.mem(), timeoutMs),
+    withDeadline(readCpu(root), timeoutMs),
+    withDeadline(readMemory(root), timeoutMs),
     readFirmware(root),
     Promise.all(TOOLS.map(async (t) => ({ ...t, present: await onPath(t.tool) }))),
   ]);
@@ -220,17 +228,15 @@ export async function readInventory(root = "/", timeoutMs = 3000): Promise<Inven
         date: value(b?.releaseDate),
       },
     },
-    cpu: cpu.ok
-      ? {
-          manufacturer: value(cpu.value.manufacturer),
-          brand: value(cpu.value.brand),
-          cores: cpu.value.cores,
-          physicalCores: cpu.value.physicalCores,
-          sockets: cpu.value.processors,
-          speedMax: cpu.value.speedMax || cpu.value.speed || null,
-        }
-      : null,
-    memory: mem.ok ? { total: mem.value.total } : null,
+    cpu:
+      cpu.ok && cpu.value
+        ? {
+            ...cpu.value,
+            manufacturer: value(cpu.value.manufacturer),
+            brand: value(cpu.value.brand),
+          }
+        : null,
+    memory: mem.ok ? mem.value : null,
     problems,
   };
 }

@@ -17,6 +17,7 @@ import { inventoryDisks, type MissingDrivers } from "../hardware/disks/index.ts"
 import type { Disk } from "../hardware/disks/types.ts";
 import { readKernelLog } from "../hardware/kernel-log.ts";
 import { netNames } from "../hardware/net-names.ts";
+import { waitForStickDrivers } from "../hardware/stick-drivers.ts";
 import { findDisks, findNics } from "../hardware/sysfs.ts";
 import { planLayout } from "../installer/plan/plan-layout.ts";
 import type { Manifest } from "../manifest/types.ts";
@@ -63,6 +64,7 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
     ? bootPathOf(input.release.version, input.release.modules, "nic")
     : undefined;
   const readLog = input.kernelLog ?? (async () => (root === "/" ? readKernelLog() : []));
+  if (root === "/") await waitForStickDrivers();
   const [inventory, sysDisks, sysNics, log] = await Promise.all([
     (input.inventory ?? readInventory)(root),
     findDisks(root),

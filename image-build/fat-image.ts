@@ -1,5 +1,6 @@
-// A FAT32 image made from a folder: every file and folder dated SOURCE_DATE_EPOCH, no
-// random volume id, so the same folder always gives the same bytes.
+// A FAT image made from a folder (FAT32, or FAT16 for a small removable one): every file
+// and folder dated SOURCE_DATE_EPOCH, no random volume id, so the same folder always gives
+// the same bytes.
 import { lutimes, readdir, rm, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { makeVfat } from "../tools/mkfs.ts";
@@ -7,13 +8,24 @@ import { copyTreesIntoFat } from "../tools/mtools.ts";
 
 export async function buildFatImage(
   image: string,
-  options: { size: number; label: string; volumeId: string; tree: string; epoch: number },
+  options: {
+    size: number;
+    label: string;
+    volumeId: string;
+    tree: string;
+    epoch: number;
+    fat16?: boolean;
+  },
 ): Promise<void> {
   await setTimes(options.tree, options.epoch);
   await rm(image, { force: true });
   await writeFile(image, "");
   await truncate(image, options.size);
-  await makeVfat(image, { label: options.label, volumeId: options.volumeId });
+  await makeVfat(image, {
+    label: options.label,
+    volumeId: options.volumeId,
+    ...(options.fat16 ? { fat16: true } : {}),
+  });
   const top = (await readdir(options.tree)).sort().map((n) => join(options.tree, n));
   await copyTreesIntoFat(image, top);
 }

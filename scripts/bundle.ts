@@ -1,4 +1,4 @@
-// `npm run build`: dist/liken-stick.mjs, the one file the stick runs.
+// `npm run build`: dist/liken-stick.cjs, the one file the stick runs.
 import { bundleCommand } from "../image-build/bundle.ts";
 
 process.stdout.write(`${await bundleCommand()}\n`);

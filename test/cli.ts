@@ -6,7 +6,7 @@ import { repoRoot } from "../common/repo-root.ts";
 import { bundleEntry } from "../image-build/bundle.ts";
 import { CommandError, run } from "../tools/exec.ts";
 
-export const BUNDLE = join(repoRoot(), "dist/liken-stick-test.mjs");
+export const BUNDLE = join(repoRoot(), "dist/liken-stick-test.cjs");
 
 /** Bundles test/cli-entry.ts, the command with the kill points, into BUNDLE. */
 export function bundleTestCommand(): Promise<string> {

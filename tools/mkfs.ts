@@ -3,16 +3,20 @@
 // target disk while the installer holds it exclusively.
 import { run } from "./exec.ts";
 
-/** A FAT32 filesystem filling `file` (which must exist with its final size). */
+/**
+ * A FAT filesystem filling `file` (which must exist with its final size): FAT32 unless
+ * `fat16` (removable media only, where UEFI allows FAT12 and FAT16 too; mkfs.vfat then
+ * picks the cluster size).
+ */
 export async function makeVfat(
   file: string,
-  options: { label: string; volumeId: string },
+  options: { label: string; volumeId: string; fat16?: boolean },
 ): Promise<void> {
   await run("mkfs.vfat", [
-    "-F",
-    "32",
-    "-s",
-    "1", // one sector per cluster keeps FAT32 valid down to 32 MiB (mtools rejects fewer clusters)
+    ...(options.fat16
+      ? ["-F", "16"]
+      : // one sector per cluster keeps FAT32 valid down to 32 MiB (mtools rejects fewer clusters)
+        ["-F", "32", "-s", "1"]),
     "-n",
     options.label,
     "--invariant", // no timestamps or random bytes (it also sets the volume id: -i must follow it)

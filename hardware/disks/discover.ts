@@ -6,6 +6,7 @@ import { usageError } from "../../common/errors.ts";
 import { LOADER_GUID } from "../../formats/boot-interface.ts";
 import { parseGpt } from "../../formats/gpt.ts";
 import { type BlockDevice, listBlockDevices } from "../../tools/lsblk.ts";
+import { waitForStickDrivers } from "../stick-drivers.ts";
 import type { DiskFacts } from "./types.ts";
 
 // LoaderDevicePartUUID names the partition systemd-boot came from.
@@ -30,6 +31,7 @@ export async function discoverDisks(
 async function discoverFacts(paths: readonly string[]): Promise<DiskFacts[]> {
   const bootPartUuid = await findBootPartUuid();
   if (paths.length === 0) {
+    await waitForStickDrivers();
     const devices = await listBlockDevices();
     // Loop devices and optical drives are not the machine's disks; name them to use them.
     const disks = devices.filter((d) => d.type !== "loop" && d.type !== "rom");

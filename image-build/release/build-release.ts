@@ -13,6 +13,7 @@ import type { Verity } from "../../formats/release.ts";
 import { writeReleaseToml } from "../../formats/release-toml.ts";
 import { makeErofs } from "../../tools/mkfs-erofs.ts";
 import { bundleAgent } from "../bundle.ts";
+import { installBundle } from "../code-cache.ts";
 import { copyFromRoot, installTools } from "../copy-from-root.ts";
 import { buildInitramfs } from "../initramfs.ts";
 import {
@@ -28,7 +29,7 @@ import { requireUnpackedInputs, type UnpackedInputs } from "../unpacked.ts";
 import { appendVerityTree } from "../verity-image.ts";
 import type { ReleaseFault } from "./faults.ts";
 import { releaseInit, watchdogOptions } from "./init-script.ts";
-import { rootInit } from "./root-init.ts";
+import { AGENT_BUNDLE, AGENT_START, rootInit } from "./root-init.ts";
 import { installRootModules, moduleFirmware } from "./root-modules.ts";
 
 /** The disk drivers /init loads at once before it looks for the slot. */
@@ -139,7 +140,14 @@ async function buildRootfs(
   await chmod(join(tree, "usr/bin/node"), 0o755);
   for (const path of await resolveLibraries([node], inputs.root))
     await copyFromRoot(inputs.root, path, tree);
-  await copyFile(await bundleAgent(), join(tree, "usr/lib/liken/agent.mjs"));
+  await installBundle({
+    tree,
+    node,
+    bundle: await bundleAgent(),
+    at: AGENT_BUNDLE,
+    start: AGENT_START,
+    workDir: o.workDir,
+  });
   await writeFile(
     join(tree, "etc/liken/release.json"),
     `${JSON.stringify({ version: o.version })}\n`,

@@ -11,6 +11,7 @@ import {
   VERITY_DM_NAME,
   VERITY_DM_UUID_PREFIX,
 } from "../../formats/boot-interface.ts";
+import { MODALIASES_SH } from "../modaliases-sh.ts";
 
 /**
  * How long a hung trial runs before its watchdog resets it, about 30 s whichever it is:
@@ -63,7 +64,7 @@ klog() {
 
 # The drivers the hardware present asks for, by modalias, from the release's modules.
 load_by_modalias() {
-  find /sys/devices -name modalias -exec cat {} + 2>/dev/null | sort -u | xargs modprobe -qa 2>/dev/null
+  ${MODALIASES_SH} | xargs modprobe -qa 2>/dev/null
 }
 
 # A trial resets; the proven slot holds with the reason and what to do.

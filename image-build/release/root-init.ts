@@ -8,6 +8,11 @@
 // (PID 1 dying panics the kernel), `hang` stops the root before anything pings the watchdog.
 import { TRIAL_MARK } from "../../formats/boot-interface.ts";
 import type { ReleaseFault } from "./faults.ts";
+
+/** The boot agent's bundle in the root, and the file that starts it with its code cache. */
+export const AGENT_BUNDLE = "/usr/lib/liken/agent.cjs";
+export const AGENT_START = "/usr/lib/liken/start.cjs";
+
 import { CONSOLE_FUNCTIONS } from "./init-script.ts";
 
 export function rootInit(fault: ReleaseFault | null): string {
@@ -18,7 +23,7 @@ export PATH=/run/bin:/usr/bin
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 
 ${CONSOLE_FUNCTIONS}${faultLines(fault)}
-node /usr/lib/liken/agent.mjs
+node ${AGENT_START}
 rc=$?
 [ $rc -eq 0 ] && while :; do sleep 3600; done
 # A trial never holds: whatever stopped the agent (3 is a held boot), the machine resets

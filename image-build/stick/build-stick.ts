@@ -23,9 +23,12 @@ import { MIB } from "../../common/size.ts";
 import { loaderConf } from "../../formats/boot-entries.ts";
 import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
 import type { Verity } from "../../formats/release.ts";
+import { requireRelease } from "../../formats/release.ts";
 import { createBmap } from "../../tools/bmaptool.ts";
+import { extractErofs } from "../../tools/fsck-erofs.ts";
 import { makeSquashfs } from "../../tools/mksquashfs.ts";
 import { bundleCommand } from "../bundle.ts";
+import { installBundle } from "../code-cache.ts";
 import { copyFromRoot, installTools } from "../copy-from-root.ts";
 import { buildFatImage } from "../fat-image.ts";
 import { buildGptImage } from "../gpt-image.ts";
@@ -34,8 +37,8 @@ import { readModuleIndex, requireNodeBinary, stickModules } from "../inputs/inde
 import { installModules } from "../modules-install.ts";
 import { requireUnpackedInputs, type UnpackedInputs } from "../unpacked.ts";
 import { appendVerityTree } from "../verity-image.ts";
-import { STICK_ROOT_IMAGE, stickInitrdInit } from "./initrd-init.ts";
-import { stickRootInit } from "./root-init.ts";
+import { STICK_RELEASE_MOUNT, STICK_ROOT_IMAGE, stickInitrdInit } from "./initrd-init.ts";
+import { STICK_BUNDLE, STICK_START, stickRootInit } from "./root-init.ts";
 
 /** The stick's fixed GUIDs: every stick carries the same, so the init finds its payload. */
 export const STICK_GUIDS = {
@@ -70,11 +73,23 @@ export const STICK_MEDIUM_MODULES = [
   "dm_mod",
   "dm_verity",
   "squashfs",
+  "erofs",
   "efivarfs",
 ];
 
+// The ESP is only read; the payload takes the hardware reports the menu saves (tens of KB
+// each) and the unattended install's record.
+const ESP_ROOM = 2 * MIB;
+const PAYLOAD_ROOM = 4 * MIB;
+// FAT16 with mkfs.vfat's clusters needs 4085 of them; FAT32 with 512-byte clusters, 65525.
+const FAT16_MIN = 16 * MIB;
+const FAT32_MIN = 40 * MIB;
+
 /** The payload files the initramfs checks before anything reads them; the installer checks the release's other files against release.toml. */
 const CHECKED_AT_BOOT = ["cluster.toml", "release/release.toml", "release/boot-modules.json"];
+
+/** Node.js in a release's root (image-build/release/build-release.ts). */
+const RELEASE_NODE = "usr/bin/node";
 
 // "Microsoft basic data": any operating system mounts it, so reports can be carried away.
 const PAYLOAD_TYPE = "EBD0A0A2-B9E5-4433-87C0-68B6B72699C7";
@@ -98,9 +113,8 @@ const TOOLS = [
   "usr/bin/mmd",
   "usr/bin/mtype",
   "usr/bin/mdir",
-  // The hardware report: CPU model and core counts (systeminformation asks lscpu), and the
-  // serial number, UUID, baseboard and firmware details (it runs dmidecode, found on PATH).
-  "usr/bin/lscpu",
+  // The hardware report, where the kernel has no /sys/class/dmi/id: the serial number, UUID,
+  // baseboard and firmware details (systeminformation runs dmidecode, found on PATH).
   "usr/sbin/dmidecode",
 ];
 
@@ -116,21 +130,24 @@ export interface StickOptions {
 
 export async function buildStick(o: StickOptions): Promise<void> {
   const inputs = await requireUnpackedInputs();
-  const { payload, verity } = await buildPayload(inputs, o);
-  const initrd = await buildStickInitrd(inputs, o, payload, verity);
+  const { payload, verity, releaseVerity } = await buildPayload(inputs, o);
+  const initrd = await buildStickInitrd(inputs, o, payload, verity, releaseVerity);
   const esp = await buildStickEsp(inputs, o, initrd);
 
   const espImage = join(o.workDir, "esp.img");
   const payloadImage = join(o.workDir, "payload.img");
+  // FAT16, as on Debian's install media: a FAT32 filesystem is at least 32 MiB, twice what
+  // the stick's ESP holds, and UEFI reads FAT16 from removable media.
   await buildFatImage(espImage, {
-    size: await fatSize(esp, 16 * MIB),
+    size: await fatSize(esp, ESP_ROOM, FAT16_MIN),
     label: "LIKEN-STICK",
     volumeId: "4c4b0001",
     tree: esp,
     epoch: o.epoch,
+    fat16: true,
   });
   await buildFatImage(payloadImage, {
-    size: await fatSize(payload, 16 * MIB),
+    size: await fatSize(payload, PAYLOAD_ROOM, FAT32_MIN),
     label: "LIKEN-DATA",
     volumeId: "4c4b0002",
     tree: payload,
@@ -159,7 +176,7 @@ export async function buildStick(o: StickOptions): Promise<void> {
 async function buildPayload(
   inputs: UnpackedInputs,
   o: StickOptions,
-): Promise<{ payload: string; verity: Verity }> {
+): Promise<{ payload: string; verity: Verity; releaseVerity: Verity }> {
   const payload = join(o.workDir, "payload");
   await rm(payload, { recursive: true, force: true });
   await mkdir(join(payload, "release"), { recursive: true });
@@ -174,12 +191,34 @@ async function buildPayload(
     await checksums(payload, ["cluster.toml", ...released]),
   );
 
+  const release = await requireRelease(o.releaseDir);
+  const node = await requireNodeBinary();
   const rootTree = join(o.workDir, "root-tree");
   await rm(rootTree, { recursive: true, force: true });
-  await buildStickRoot(inputs, rootTree);
+  await buildStickRoot(inputs, rootTree, o.workDir, {
+    node,
+    shared: await releaseRunsNode(o.releaseDir, node, o.workDir),
+  });
   const rootImage = join(payload, STICK_ROOT_IMAGE);
   await makeSquashfs(rootImage, rootTree, { epoch: o.epoch });
-  return { payload, verity: await appendVerityTree(rootImage) };
+  return { payload, verity: await appendVerityTree(rootImage), releaseVerity: release.verity };
+}
+
+// Whether the release's root holds the same Node.js binary as `node`: then the stick runs
+// the release's (its root's largest file, 27 MB on the stick) and its code cache fits.
+async function releaseRunsNode(releaseDir: string, node: string, workDir: string) {
+  const root = join(workDir, "release-root");
+  await rm(root, { recursive: true, force: true });
+  await extractErofs(join(releaseDir, "rootfs.img"), root);
+  try {
+    const [theirs, ours] = await Promise.all([
+      readFile(join(root, RELEASE_NODE)).catch(() => undefined),
+      readFile(node),
+    ]);
+    return theirs?.equals(ours) ?? false;
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
 }
 
 // The initramfs: what finds the stick, and the hashes that check its payload.
@@ -188,6 +227,7 @@ async function buildStickInitrd(
   o: StickOptions,
   payload: string,
   verity: Verity,
+  releaseVerity: Verity,
 ): Promise<string> {
   const tree = join(o.workDir, "initrd-tree");
   await rm(tree, { recursive: true, force: true });
@@ -205,9 +245,8 @@ async function buildStickInitrd(
     stickInitrdInit({
       payloadPartUuid: STICK_GUIDS.payload.toLowerCase(),
       modules: STICK_MEDIUM_MODULES,
-      rootImage: STICK_ROOT_IMAGE,
-      rootHash: verity.rootHash,
-      dataBlocks: verity.dataBlocks,
+      root: { path: STICK_ROOT_IMAGE, ...verity, fstype: "squashfs" },
+      releaseRoot: { path: "release/rootfs.img", ...releaseVerity, fstype: "erofs" },
       checksumsFile: "/etc/liken/payload.sha256",
     }),
     { mode: 0o755 },
@@ -250,24 +289,38 @@ async function buildStickEsp(
 
 // The stick's root: what the menu, the installer and the report run on. Read-only: its
 // init puts busybox's applets in /run/bin and mounts /tmp and /root.
-async function buildStickRoot(inputs: UnpackedInputs, tree: string): Promise<void> {
+async function buildStickRoot(
+  inputs: UnpackedInputs,
+  tree: string,
+  workDir: string,
+  { node, shared }: { node: string; shared: boolean },
+): Promise<void> {
   for (const dir of ["bin", "sbin", "dev", "proc", "sys", "run", "tmp", "root", "payload"])
     await mkdir(join(tree, dir), { recursive: true });
+  await mkdir(join(tree, STICK_RELEASE_MOUNT.slice(1)), { recursive: true });
   await copyFile(inputs.busybox, join(tree, "bin/busybox"));
   // The kernel's module helper (/proc/sys/kernel/modprobe, set by the initramfs) and the
   // shell of scripts' #! lines.
   for (const applet of ["modprobe", "sh"]) await symlink("busybox", join(tree, "bin", applet));
   await writeFile(join(tree, "init"), stickRootInit(), { mode: 0o755 });
 
-  // The app: Node.js and the bundle, started by a one-line wrapper.
-  const node = await requireNodeBinary();
+  // The app: Node.js (the release's, when it is ours) and the bundle, started by a
+  // one-line wrapper.
   await mkdir(join(tree, "usr/bin"), { recursive: true });
   await mkdir(join(tree, "usr/lib/liken-stick"), { recursive: true });
-  await copyFile(node, join(tree, "usr/bin/node"));
-  await copyFile(await bundleCommand(), join(tree, "usr/lib/liken-stick/liken-stick.mjs"));
+  if (shared) await symlink(`${STICK_RELEASE_MOUNT}/${RELEASE_NODE}`, join(tree, "usr/bin/node"));
+  else await copyFile(node, join(tree, "usr/bin/node"));
+  await installBundle({
+    tree,
+    node,
+    bundle: await bundleCommand(),
+    at: STICK_BUNDLE,
+    start: STICK_START,
+    workDir,
+  });
   await writeFile(
     join(tree, "usr/bin/liken-stick"),
-    '#!/bin/sh\nLIKEN_STICK=1 exec /usr/bin/node /usr/lib/liken-stick/liken-stick.mjs "$@"\n',
+    `#!/bin/sh\nLIKEN_STICK=1 exec /usr/bin/node ${STICK_START} "$@"\n`,
     { mode: 0o755 },
   );
 
@@ -308,10 +361,10 @@ async function checksums(dir: string, files: readonly string[]): Promise<string>
   return `${lines.join("\n")}\n`;
 }
 
-// What the folder holds plus room, in whole MiB, at least what FAT32 with 512-byte clusters needs.
-async function fatSize(dir: string, room: number): Promise<number> {
+// What the folder holds plus room, in whole MiB, at least `floor`.
+async function fatSize(dir: string, room: number, floor: number): Promise<number> {
   const bytes = await folderBytes(dir);
-  return Math.max(40 * MIB, Math.ceil((bytes * 1.05 + room) / MIB) * MIB);
+  return Math.max(floor, Math.ceil((bytes * 1.05 + room) / MIB) * MIB);
 }
 
 async function folderBytes(dir: string): Promise<number> {

@@ -1,11 +1,12 @@
 // The /init of the stick's initramfs, which holds only what finds and checks the stick: it
 // loads the USB and disk drivers a stick can sit behind, finds the payload partition by
 // PARTUUID, checks the manifest and the release's index against hashes built into this
-// file, maps the stick's root image (Node.js, the app, the tools, every driver) through
-// dm-verity with the root hash built into this file, and switch_roots into it. Nothing on
-// the payload is trusted that these hashes do not cover: the root's blocks are checked as
-// they are read, and the installer checks the release's files against its release.toml
-// before it writes a byte.
+// file, maps the stick's root image (the app, the tools, every driver) and the release's
+// root (whose Node.js the stick runs) through dm-verity with the root hashes built into
+// this file, and switch_roots into the stick's root with the release's on /release.
+// Nothing on the payload is trusted that these hashes do not cover: the roots' blocks are
+// checked as they are read, and the installer checks the release's files against its
+// release.toml before it writes a byte.
 import { CONSOLE_FUNCTIONS } from "./console-sh.ts";
 
 export interface StickInitrdInit {
@@ -14,14 +15,26 @@ export interface StickInitrdInit {
   /** The modules loaded at once: USB host controllers, USB storage, disk controllers, FAT, loop, dm-verity, squashfs. */
   readonly modules: readonly string[];
   /** The root image on the payload, and what dm-verity checks it against. */
-  readonly rootImage: string;
-  readonly rootHash: string;
-  readonly dataBlocks: number;
+  readonly root: VerityImage;
+  /** The release's root image on the payload, mounted on /release in the stick's root. */
+  readonly releaseRoot: VerityImage;
   /** The payload files checked before anything reads them, in `sha256sum -c` form. */
   readonly checksumsFile: string;
 }
 
+export interface VerityImage {
+  /** Its path on the payload partition. */
+  readonly path: string;
+  readonly rootHash: string;
+  readonly dataBlocks: number;
+  readonly fstype: "squashfs" | "erofs";
+}
+
 export const STICK_ROOT_DM_NAME = "liken-stick-root";
+export const STICK_RELEASE_DM_NAME = "liken-stick-release";
+
+/** Where the stick's root finds the release's root. */
+export const STICK_RELEASE_MOUNT = "/release";
 
 /** The root image's name on the payload partition. */
 export const STICK_ROOT_IMAGE = "stick-root.img";
@@ -56,15 +69,24 @@ done
 [ -n "$PAYLOAD" ] || hold "the stick's payload partition (PARTUUID ${o.payloadPartUuid}) did not appear: write the stick again, or try another USB port"
 mount -t vfat -o rw,noatime "$PAYLOAD" /payload || hold "cannot mount the payload partition $PAYLOAD: write the stick again"
 (cd /payload && sha256sum -c -s ${o.checksumsFile}) || hold "the payload's checksums do not match: write the stick again"
-losetup -r /dev/loop0 /payload/${o.rootImage} 2>/run/losetup.err ||
-  hold "cannot attach /payload/${o.rootImage}: $(tail -n 1 /run/losetup.err); write the stick again"
-DM_DISABLE_UDEV=1 dmsetup create ${STICK_ROOT_DM_NAME} --readonly --noudevsync \\
-  --table "0 ${o.dataBlocks * 8} verity 1 /dev/loop0 /dev/loop0 4096 4096 ${o.dataBlocks} ${o.dataBlocks} sha256 ${o.rootHash} -" 2>/run/dmsetup.err ||
-  hold "the stick's root does not map through dm-verity: $(tail -n 1 /run/dmsetup.err); write the stick again"
-mount -t squashfs -o ro /dev/mapper/${STICK_ROOT_DM_NAME} /root 2>/run/mount.err ||
-  hold "the stick's root does not mount: $(tail -n 1 /run/mount.err); write the stick again"
+${mapVerity("the stick's root", o.root, "/dev/loop0", STICK_ROOT_DM_NAME, "/root")}
+${mapVerity("the release's root", o.releaseRoot, "/dev/loop1", STICK_RELEASE_DM_NAME, `/root${STICK_RELEASE_MOUNT}`)}
 say "liken-stick: payload $PAYLOAD verified"
 for m in /dev /proc /sys /run /payload; do mount -o move "$m" "/root$m"; done
 exec switch_root /root /init
 `;
+}
+
+// Attaches an image on the payload read-only, maps it through dm-verity with its root hash
+// and mounts it read-only on `at`, or holds saying which step failed.
+function mapVerity(what: string, image: VerityImage, loop: string, name: string, at: string) {
+  const sectors = image.dataBlocks * 8;
+  const blocks = image.dataBlocks;
+  return `losetup -r ${loop} /payload/${image.path} 2>/run/losetup.err ||
+  hold "cannot attach /payload/${image.path}: $(tail -n 1 /run/losetup.err); write the stick again"
+DM_DISABLE_UDEV=1 dmsetup create ${name} --readonly --noudevsync \\
+  --table "0 ${sectors} verity 1 ${loop} ${loop} 4096 4096 ${blocks} ${blocks} sha256 ${image.rootHash} -" 2>/run/dmsetup.err ||
+  hold "${what} does not map through dm-verity: $(tail -n 1 /run/dmsetup.err); write the stick again"
+mount -t ${image.fstype} -o ro /dev/mapper/${name} ${at} 2>/run/mount.err ||
+  hold "${what} does not mount: $(tail -n 1 /run/mount.err); write the stick again"`;
 }

@@ -1,9 +1,17 @@
 // The /init of the stick's root, which the initramfs (initrd-init.ts) switch_roots into
 // with the payload verified and mounted on /payload: it loads the drivers the hardware asks
-// for (by modalias), brings every NIC's link up, then runs the unattended install that
-// `liken.install=NAME` names, or the menu on the screen and on the serial console. PID 1
-// never exits: a kernel whose init ends panics.
+// for (by modalias) and brings every NIC's link up while it starts the unattended install
+// that `liken.install=NAME` names, or the menu on the screen and on the serial console.
+// PID 1 never exits: a kernel whose init ends panics.
+import { dirname } from "node:path";
+import { STICK_DRIVERS_LOADING } from "../../formats/boot-interface.ts";
+import { codeCacheFile } from "../code-cache.ts";
+import { MODALIASES_SH } from "../modaliases-sh.ts";
 import { CONSOLE_FUNCTIONS } from "./console-sh.ts";
+
+/** The command's bundle in the stick's root, and the file that starts it with its code cache. */
+export const STICK_BUNDLE = "/usr/lib/liken-stick/liken-stick.cjs";
+export const STICK_START = "/usr/lib/liken-stick/start.cjs";
 
 export function stickRootInit(): string {
   return `#!/bin/busybox sh
@@ -30,24 +38,31 @@ done
 say "liken-stick: loading drivers"
 # Node.js and the app read from the stick (decompressed, every block checked) while the
 # drivers load, rather than page by page when the menu starts.
-cat /usr/bin/node /usr/lib/liken-stick/liken-stick.mjs > /dev/null 2>&1 &
-# Bus drivers bring new devices, whose modalias asks for more drivers: rounds until a
-# round's drivers brought no new device, so the machine's own disks are all in the menu.
-# ext4 for the installer's state partition: asked for by no device.
-modprobe -qa ext4 2>/dev/null
-SEEN=
-for round in $(seq 1 60); do
-  ALIASES=$(find /sys/devices -name modalias -exec cat {} + 2>/dev/null | sort -u)
-  [ "$ALIASES" = "$SEEN" ] && break
-  SEEN=$ALIASES
-  echo "$ALIASES" | xargs modprobe -qa 2>/dev/null
-  sleep 0.3
-done
-say "liken-stick: drivers loaded ($(wc -l < /proc/modules) modules)"
-# Every NIC's link up, with no address: the hardware report reads carrier from a live link.
-for n in /sys/class/net/*; do
-  [ -e "$n/device" ] && ip link set dev "\${n##*/}" up 2>/dev/null
-done
+cat /usr/bin/node ${STICK_BUNDLE} ${codeCacheFile(STICK_BUNDLE)} > /dev/null 2>&1 &
+# The drivers load while the menu or the install starts; whatever lists disks or NICs waits
+# for ${STICK_DRIVERS_LOADING} to go (hardware/stick-drivers.ts).
+mkdir -p ${dirname(STICK_DRIVERS_LOADING)}
+: > ${STICK_DRIVERS_LOADING}
+(
+  # Bus drivers bring new devices, whose modalias asks for more drivers: rounds until a
+  # round's drivers brought no new device, so the machine's own disks are all in the menu.
+  # ext4 for the installer's state partition: asked for by no device.
+  modprobe -qa ext4 2>/dev/null
+  SEEN=
+  for round in $(seq 1 60); do
+    ALIASES=$(${MODALIASES_SH})
+    [ "$ALIASES" = "$SEEN" ] && break
+    SEEN=$ALIASES
+    echo "$ALIASES" | xargs modprobe -qa 2>/dev/null
+    sleep 0.3
+  done
+  # Every NIC's link up, with no address: the hardware report reads carrier from a live link.
+  for n in /sys/class/net/*; do
+    [ -e "$n/device" ] && ip link set dev "\${n##*/}" up 2>/dev/null
+  done
+  say "liken-stick: drivers loaded ($(wc -l < /proc/modules) modules)"
+  rm -f ${STICK_DRIVERS_LOADING}
+) &
 
 if [ -n "$INSTALL" ]; then
   [ "$THEN" = reboot ] || THEN=poweroff
