@@ -78,11 +78,12 @@ export const STICK_MEDIUM_MODULES = [
 ];
 
 // The ESP is only read; the payload takes the hardware reports the menu saves (tens of KB
-// each) and the unattended install's record.
-const ESP_ROOM = 2 * MIB;
-const PAYLOAD_ROOM = 4 * MIB;
-// FAT16 with mkfs.vfat's clusters needs 4085 of them; FAT32 with 512-byte clusters, 65525.
-const FAT16_MIN = 16 * MIB;
+// each: a hundred fit) and the unattended install's record.
+const ESP_ROOM = MIB;
+const PAYLOAD_ROOM = 2 * MIB;
+// FAT16 needs 4085 clusters (mkfs.vfat makes 2 KiB ones at this size); FAT32 with
+// 512-byte clusters, 65525.
+const FAT16_MIN = 9 * MIB;
 const FAT32_MIN = 40 * MIB;
 
 /** The payload files the initramfs checks before anything reads them; the installer checks the release's other files against release.toml. */
@@ -361,10 +362,12 @@ async function checksums(dir: string, files: readonly string[]): Promise<string>
   return `${lines.join("\n")}\n`;
 }
 
-// What the folder holds plus room, in whole MiB, at least `floor`.
+// What the folder holds plus room, in whole MiB, at least `floor`. The filesystem's own
+// share: two FATs of 4 bytes a cluster (1/64 of the data with 512-byte clusters), the
+// reserved sectors and every file's last cluster, under 3 % together.
 async function fatSize(dir: string, room: number, floor: number): Promise<number> {
   const bytes = await folderBytes(dir);
-  return Math.max(floor, Math.ceil((bytes * 1.05 + room) / MIB) * MIB);
+  return Math.max(floor, Math.ceil((bytes * 1.03 + room) / MIB) * MIB);
 }
 
 async function folderBytes(dir: string): Promise<number> {
