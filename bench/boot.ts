@@ -80,8 +80,9 @@ const BARE: readonly Stage[] = [...FIRMWARE, { name: "/init to its line", line: 
 const STICK: readonly Stage[] = [
   ...FIRMWARE,
   { name: "medium found, root verified", line: /liken-stick: payload .* verified/ },
-  { name: "drivers by modalias", line: /liken-stick: drivers loaded/ },
-  { name: "Node.js to the first screen", line: /Arrows or j\/k: move/ },
+  // Node.js and the menu start while the drivers load; the menu's disk list waits for them.
+  { name: "drivers (Node.js starts beside)", line: /liken-stick: drivers loaded/ },
+  { name: "disks read, first screen", line: /Arrows or j\/k: move/ },
 ];
 const INSTALLED: readonly Stage[] = [
   ...FIRMWARE,

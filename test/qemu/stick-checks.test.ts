@@ -1,6 +1,7 @@
 // The stick checks itself before it runs anything (docs/image.md, What the stick holds): a
-// manifest changed on its payload, or a changed block of its root image, holds the console
-// with what to do, and neither the menu nor an install starts.
+// manifest changed on its payload, or a changed block of its root image or of the
+// release's root (whose Node.js it runs), holds the console with what to do, and neither
+// the menu nor an install starts.
 import { copyFile, mkdtemp, open, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -65,4 +66,15 @@ it("holds before the install when the stick's root image changed", async () => {
   await writeFile(root, bytes);
   await copyIntoFat(payload, root, STICK_ROOT_IMAGE);
   await bootsToHold(payload, /the stick's root does not (map through dm-verity|mount)/);
+}, 300_000);
+
+it("holds before the install when the release's root image, whose Node.js the stick runs, changed", async () => {
+  const payload = await stickCopy("release-root.img");
+  const root = join(dir, "rootfs.img");
+  await copyOutOfFat(payload, "release/rootfs.img", root);
+  const bytes = await readFile(root);
+  bytes[1024] = (bytes[1024] as number) ^ 0xff; // the erofs superblock's magic
+  await writeFile(root, bytes);
+  await copyIntoFat(payload, root, "release/rootfs.img");
+  await bootsToHold(payload, /the release's root does not (map through dm-verity|mount)/);
 }, 300_000);
