@@ -89,9 +89,6 @@ const FAT32_MIN = 40 * MIB;
 /** The payload files the initramfs checks before anything reads them; the installer checks the release's other files against release.toml. */
 const CHECKED_AT_BOOT = ["cluster.toml", "release/release.toml", "release/boot-modules.json"];
 
-/** Node.js in a release's root (image-build/release/build-release.ts). */
-const RELEASE_NODE = "usr/bin/node";
-
 // "Microsoft basic data": any operating system mounts it, so reports can be carried away.
 const PAYLOAD_TYPE = "EBD0A0A2-B9E5-4433-87C0-68B6B72699C7";
 
@@ -193,33 +190,48 @@ async function buildPayload(
   );
 
   const release = await requireRelease(o.releaseDir);
-  const node = await requireNodeBinary();
   const rootTree = join(o.workDir, "root-tree");
   await rm(rootTree, { recursive: true, force: true });
-  await buildStickRoot(inputs, rootTree, o.workDir, {
-    node,
-    shared: await releaseRunsNode(o.releaseDir, node, o.workDir),
-  });
+  await buildStickRoot(inputs, rootTree, o.workDir);
+  await linkReleaseFiles(rootTree, o.releaseDir, o.workDir);
   const rootImage = join(payload, STICK_ROOT_IMAGE);
   await makeSquashfs(rootImage, rootTree, { epoch: o.epoch });
   return { payload, verity: await appendVerityTree(rootImage), releaseVerity: release.verity };
 }
 
-// Whether the release's root holds the same Node.js binary as `node`: then the stick runs
-// the release's (its root's largest file, 27 MB on the stick) and its code cache fits.
-async function releaseRunsNode(releaseDir: string, node: string, workDir: string) {
-  const root = join(workDir, "release-root");
-  await rm(root, { recursive: true, force: true });
-  await extractErofs(join(releaseDir, "rootfs.img"), root);
+// Every file of the stick's root that the release's root holds byte for byte at the same
+// path becomes a link into the release's root, which the stick mounts on /release: Node.js,
+// the NIC drivers, busybox and the libraries are on the stick once (a release built with
+// other ones keeps the stick's own copies).
+async function linkReleaseFiles(tree: string, releaseDir: string, workDir: string) {
+  const release = join(workDir, "release-root");
+  await rm(release, { recursive: true, force: true });
+  await extractErofs(join(releaseDir, "rootfs.img"), release);
   try {
-    const [theirs, ours] = await Promise.all([
-      readFile(join(root, RELEASE_NODE)).catch(() => undefined),
-      readFile(node),
-    ]);
-    return theirs?.equals(ours) ?? false;
+    for (const path of await regularFiles(tree)) {
+      const ours = join(tree, path);
+      const theirs = join(release, path);
+      const info = await lstat(theirs).catch(() => undefined);
+      if (!info?.isFile() || info.size !== (await lstat(ours)).size) continue;
+      if (!(await readFile(theirs)).equals(await readFile(ours))) continue;
+      await rm(ours);
+      await symlink(`${STICK_RELEASE_MOUNT}/${path}`, ours);
+    }
   } finally {
-    await rm(root, { recursive: true, force: true });
+    await rm(release, { recursive: true, force: true });
   }
+}
+
+/** The regular files under `dir`, as paths relative to it, in name order. */
+async function regularFiles(dir: string, prefix = ""): Promise<string[]> {
+  const out: string[] = [];
+  const entries = await readdir(join(dir, prefix), { withFileTypes: true });
+  for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    const path = prefix ? `${prefix}/${e.name}` : e.name;
+    if (e.isDirectory()) out.push(...(await regularFiles(dir, path)));
+    else if (e.isFile()) out.push(path);
+  }
+  return out;
 }
 
 // The initramfs: what finds the stick, and the hashes that check its payload.
@@ -294,7 +306,6 @@ async function buildStickRoot(
   inputs: UnpackedInputs,
   tree: string,
   workDir: string,
-  { node, shared }: { node: string; shared: boolean },
 ): Promise<void> {
   for (const dir of ["bin", "sbin", "dev", "proc", "sys", "run", "tmp", "root", "payload"])
     await mkdir(join(tree, dir), { recursive: true });
@@ -305,12 +316,11 @@ async function buildStickRoot(
   for (const applet of ["modprobe", "sh"]) await symlink("busybox", join(tree, "bin", applet));
   await writeFile(join(tree, "init"), stickRootInit(), { mode: 0o755 });
 
-  // The app: Node.js (the release's, when it is ours) and the bundle, started by a
-  // one-line wrapper.
+  // The app: Node.js and the bundle, started by a one-line wrapper.
+  const node = await requireNodeBinary();
   await mkdir(join(tree, "usr/bin"), { recursive: true });
   await mkdir(join(tree, "usr/lib/liken-stick"), { recursive: true });
-  if (shared) await symlink(`${STICK_RELEASE_MOUNT}/${RELEASE_NODE}`, join(tree, "usr/bin/node"));
-  else await copyFile(node, join(tree, "usr/bin/node"));
+  await copyFile(node, join(tree, "usr/bin/node"));
   await installBundle({
     tree,
     node,
