@@ -41,10 +41,24 @@ export async function probeDisks(
   disks: readonly DiskFacts[],
   held: ReadonlySet<string> = new Set(),
 ): Promise<ContentProbe[]> {
-  const paths = disks.flatMap((d) => [d.path, ...d.partitions.map((p) => p.path)]);
-  const signatures = await findSignaturesOfMany(paths);
-  return mapLimit(disks, PROBES_AT_ONCE, (d) => probeDisk(d, signatures, held.has(d.path)));
+  const probed = disks.filter((d) => !d.bootMedium);
+  const paths = probed.flatMap((d) => [d.path, ...d.partitions.map((p) => p.path)]);
+  const signatures = paths.length > 0 ? await findSignaturesOfMany(paths) : new Map();
+  return mapLimit(disks, PROBES_AT_ONCE, (d) =>
+    d.bootMedium ? Promise.resolve(BOOT_MEDIUM) : probeDisk(d, signatures, held.has(d.path)),
+  );
 }
+
+// The disk the machine booted from (the stick) is never a target and reads "boot-medium"
+// alone, so nothing of it is read: its 16 MiB head, samples and wipefs cost the stick's
+// menu a second under emulation, through USB.
+const BOOT_MEDIUM: ContentProbe = {
+  signatures: [],
+  found: [],
+  mbrPartitions: 0,
+  claim: { state: "none" },
+  failed: [],
+};
 
 async function probeDisk(
   facts: DiskFacts,
@@ -90,14 +104,10 @@ async function probeDisk(
     ...(backupGpt?.entries ?? []),
     ...mbr,
   ]);
-  // The disk the machine booted from (the stick) is never a target, and it is full from
-  // end to end: blkid at a dozen starts inside it cost the stick's menu seconds.
-  const atStarts = facts.bootMedium
-    ? []
-    : await probeStartsOf(facts, starts, bytes?.end).catch((error: unknown) => {
-        failed.add(failure("blkid", error));
-        return [];
-      });
+  const atStarts = await probeStartsOf(facts, starts, bytes?.end).catch((error: unknown) => {
+    failed.add(failure("blkid", error));
+    return [];
+  });
   return {
     signatures,
     found: atStarts.flat(),
