@@ -120,7 +120,11 @@ fi
 # The storage drivers the release has, at once (far faster under emulation than reading
 # every modalias), then by modalias in rounds: a bus driver (virtio_pci, ahci) brings new
 # devices whose modalias asks for the next driver.
-modprobe -qa ${storage} dm_mod dm_verity erofs ext4 vfat nls_cp437 nls_ascii nls_utf8 2>/dev/null
+modprobe -qa ${storage} dm_mod dm_verity erofs 2>/dev/null
+# The state partition's and the ESP's filesystems load while the slot is found: the root's
+# boot agent mounts them.
+modprobe -qa ext4 vfat nls_cp437 nls_ascii nls_utf8 2>/dev/null &
+filesystems=$!
 device=
 for round in $(seq 1 75); do
   device=$(blkid -c /dev/null -l -o device -t PARTUUID="$partuuid" 2>/dev/null)
@@ -145,6 +149,10 @@ mount -t erofs -o ro /dev/mapper/${VERITY_DM_NAME} /root 2>/run/liken/mount.err 
 
 say "liken: slot $slot verified by dm-verity, switching to its root"
 [ -n "$trial" ] && echo k > /dev/watchdog 2>/dev/null
+# Node.js, which the root's boot agent runs first, read ahead: decompressed and checked
+# against the hash tree while the root's init starts, not page by page as Node.js starts.
+cat /root/usr/bin/node > /dev/null 2>&1 &
+wait $filesystems
 # What the initramfs loaded: the root's boot agent names it when a declared module's
 # parameters could not apply because it was loaded here first.
 cut -d " " -f 1 /proc/modules > ${INITRAMFS_MODULES}
