@@ -5,7 +5,7 @@ import { LikenError, oneLine } from "../common/errors.ts";
 import { produceReport, renderReport } from "../hwreport/index.ts";
 import { install } from "../installer/install.ts";
 import type { Manifest } from "../manifest/index.ts";
-import { loadMenuData, type MenuSources } from "./data.ts";
+import { initialMenuData, loadMenuData, type MenuSources } from "./data.ts";
 import { readIdentity } from "./identity.ts";
 import { initModel, update } from "./model.ts";
 import { findTtyPath, powerOff, runShell } from "./system.ts";
@@ -43,13 +43,14 @@ export async function runMenu(options: MenuOptions): Promise<number> {
     warnings: options.warnings,
     features: { hwreport: true, shell: tty !== undefined },
   };
-  // A serial terminal that does not answer the size query costs its whole wait: the disks
-  // are read meanwhile.
+  // The first screen does not wait for the disks: they are read meanwhile, and the screen
+  // says so until they are (a machine's install is named there once read).
   const [first, size] = await Promise.all([
-    loadMenuData(sources),
+    initialMenuData(sources),
     terminalSize(options.input, options.output),
   ]);
   let data = first;
+  let reading: Promise<MenuData> | undefined = loadMenuData(sources, first);
   const terminal = new Terminal(options.input, options.output, options.term, size);
   let model: Model = initModel(data, size);
   let lastPaint = 0;
@@ -87,11 +88,15 @@ export async function runMenu(options: MenuOptions): Promise<number> {
         rejectExit(error);
       }
     };
+    // A read already under way (the first one) is the fresh one.
     const reload = async (): Promise<MenuData> => {
-      data = await loadMenuData(sources, data).catch((error: unknown) => ({
+      const read = reading ?? loadMenuData(sources, data);
+      data = await read.catch((error: unknown) => ({
         ...data,
+        disksReading: false,
         disksProblem: oneLine(error),
       }));
+      reading = undefined;
       return data;
     };
 
@@ -171,6 +176,7 @@ export async function runMenu(options: MenuOptions): Promise<number> {
     });
     terminal.onResize((s) => dispatch({ type: "resize", size: s }));
     paint();
+    void reload().then((fresh) => dispatch({ type: "refreshed", data: fresh }));
   });
 }
 

@@ -19,8 +19,27 @@ export interface MenuSources {
   readonly features: MenuData["features"];
 }
 
-/** The menu's data; `previous` keeps the last disk list when the disks cannot be read again. */
-export async function loadMenuData(src: MenuSources, previous?: MenuData): Promise<MenuData> {
+/**
+ * What the first screen shows before the disks are read (a second or two on a slow
+ * machine): the manifest's machines, the release's problem if any, this machine.
+ */
+export async function initialMenuData(src: MenuSources): Promise<MenuData> {
+  const { releaseProblem } = await readRelease(src);
+  return {
+    cluster: src.manifest.cluster,
+    release: src.manifest.release.version,
+    ...(releaseProblem ? { releaseProblem } : {}),
+    identity: src.identity,
+    machines: src.manifest.machines.map((m) => m.name),
+    disks: [],
+    disksReading: true,
+    plans: {},
+    warnings: src.warnings,
+    features: src.features,
+  };
+}
+
+async function readRelease(src: MenuSources) {
   const { manifest } = src;
   const release = await requireRelease(src.releaseDir).then(
     (r) => ({ ok: true as const, release: r }),
@@ -30,6 +49,13 @@ export async function loadMenuData(src: MenuSources, previous?: MenuData): Promi
   if (release.ok && release.release.version !== manifest.release.version) {
     releaseProblem = `${src.releaseDir} holds release ${release.release.version}, but the manifest installs ${manifest.release.version}`;
   }
+  return { release, releaseProblem };
+}
+
+/** The menu's data; `previous` keeps the last disk list when the disks cannot be read again. */
+export async function loadMenuData(src: MenuSources, previous?: MenuData): Promise<MenuData> {
+  const { manifest } = src;
+  const { release, releaseProblem } = await readRelease(src);
   // The release's boot-path verdict: a disk it cannot drive at boot is unsupported.
   const missing = await releaseMissingDrivers(src.releaseDir).catch(() => undefined);
   const listed = await inventoryDisks({ paths: src.paths, missingDrivers: missing }).then(

@@ -234,6 +234,7 @@ function mainBody(data: MenuData): string[] {
   const out: string[] = [];
   if (data.releaseProblem) out.push(`The release cannot be installed: ${data.releaseProblem}`, "");
   if (data.disksProblem) out.push(`The disks cannot be listed: ${data.disksProblem}`, "");
+  if (data.disksReading) out.push("Reading the disks.", "");
   for (const w of data.warnings) out.push(`Warning: ${w}`);
   if (data.warnings.length > 0) out.push("");
   out.push("Choose an entry. The menu waits until you do.");

@@ -33,6 +33,8 @@ export interface MenuData {
   /** The manifest's machines, in its order. */
   readonly machines: readonly string[];
   readonly disks: readonly Disk[];
+  /** The disks are being read for the first time: the first screen does not wait for them. */
+  readonly disksReading?: boolean;
   /** Why the disks could not be listed again (the last list stays). */
   readonly disksProblem?: string;
   /** For each machine: the plan of install as, and of wipe and reinstall as. */
