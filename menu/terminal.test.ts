@@ -116,9 +116,12 @@ describe("keys from a serial line", () => {
   function line() {
     const tty = new PassThrough();
     const read: string[] = [];
-    keyInput(tty, 30).on("data", (d: Buffer) => read.push(d.toString("utf8")));
+    const sizes: unknown[] = [];
+    keyInput(tty, 30, (s) => sizes.push(s)).on("data", (d: Buffer) =>
+      read.push(d.toString("utf8")),
+    );
     const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
-    return { tty, read, settle };
+    return { tty, read, sizes, settle };
   }
 
   it("passes whole reads on as they come", async () => {
@@ -147,12 +150,13 @@ describe("keys from a serial line", () => {
     expect(read).toEqual(["\x1b"]);
   });
 
-  it("drops a size answer that came too late to count", async () => {
-    const { tty, read, settle } = line();
-    tty.write("\x1b[24;");
+  it("takes a size answer that came after the menu stopped waiting as the size, not as keys", async () => {
+    const { tty, read, sizes, settle } = line();
+    tty.write("\x1b[30;");
     await settle(5);
-    tty.write("80Rj");
+    tty.write("100Rj");
     await settle(5);
     expect(read).toEqual(["j"]);
+    expect(sizes).toEqual([{ cols: 100, rows: 30 }]);
   });
 });

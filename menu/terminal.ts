@@ -11,12 +11,12 @@ import type { Frame } from "./view.ts";
 
 export const FALLBACK_SIZE: Size = { cols: 80, rows: 24 };
 /**
- * How long the terminal has to answer the size question. A serial terminal answers in
- * milliseconds, but the stick's own clock runs on while a slow machine (or a VM under
- * emulation) has not yet read the answer waiting in its buffer: a second is a safe margin,
- * and a console that never answers costs that second once, when the menu starts.
+ * How long the first screen waits for the terminal's answer to the size question. A serial
+ * terminal answers in milliseconds, but a slow machine (or a VM under emulation) may read
+ * the answer later: one that comes after this still sets the size (keyInput), so a
+ * console that never answers costs only this, once, when the menu starts.
  */
-export const SIZE_QUERY_MS = 1000;
+export const SIZE_QUERY_MS = 500;
 
 export interface TtyInput extends Readable {
   readonly isRaw?: boolean;
@@ -138,15 +138,20 @@ export const ESCAPE_WAIT_MS = 50;
 const CUT_ESCAPE = /\x1b(?:\[[0-9;]*|O)?$/;
 // The terminal's answer to the size question (ESC [ row ; col R): never a key.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the answer starts with ESC
-const POSITION_REPORT = /\x1b\[\d+;\d+R/g;
+const POSITION_REPORT = /\x1b\[(\d+);(\d+)R/g;
 
 /**
  * The keys of `input` as blessed should read them. A serial line can deliver a key's
  * escape sequence in two reads (ESC, then [B), which blessed would take for Esc and two
  * letters: a sequence cut off at the end of a read waits up to `waitMs` for its rest. A
- * size answer that came after the menu stopped waiting for it is dropped, not typed.
+ * size answer that came after the menu stopped waiting for it is not typed: it goes to
+ * `onSize`.
  */
-export function keyInput(input: Readable, waitMs = ESCAPE_WAIT_MS): PassThrough {
+export function keyInput(
+  input: Readable,
+  waitMs = ESCAPE_WAIT_MS,
+  onSize: (size: Size) => void = () => undefined,
+): PassThrough {
   const out = new PassThrough();
   const decoder = new StringDecoder("utf8");
   let held = "";
@@ -161,7 +166,10 @@ export function keyInput(input: Readable, waitMs = ESCAPE_WAIT_MS): PassThrough 
     clearTimeout(timer);
     let text = held + (typeof chunk === "string" ? chunk : decoder.write(chunk));
     held = "";
-    text = text.replace(POSITION_REPORT, "");
+    text = text.replace(POSITION_REPORT, (_, rows: string, cols: string) => {
+      if (Number(rows) > 0 && Number(cols) > 0) onSize({ cols: Number(cols), rows: Number(rows) });
+      return "";
+    });
     const cut = CUT_ESCAPE.exec(text);
     if (cut && cut[0].length <= 16) {
       held = cut[0];
@@ -233,6 +241,7 @@ export function keyTranslator(): (
 export class Terminal {
   private readonly program: Program;
   private shown: string[] = [];
+  private resized: (size: Size) => void = () => undefined;
   private readonly restoreOnExit = () => this.restore();
   private closed = false;
 
@@ -246,7 +255,7 @@ export class Terminal {
     const terminfo = findTerminfo(term, env);
     this.program = new Program({
       // Raw mode, pause and resume stay with `input`; blessed reads the keys whole.
-      input: keyInput(input),
+      input: keyInput(input, ESCAPE_WAIT_MS, (s) => this.sizeChanged(s)),
       output,
       terminal: term || "vt100",
       tput: terminfo !== undefined,
@@ -268,16 +277,26 @@ export class Terminal {
     });
   }
 
-  /** Calls `listener` with the new size when the kernel reports one (never on a serial line). */
+  /**
+   * Calls `listener` with the new size when the kernel reports one (never on a serial line)
+   * or when the terminal answers the size question after the menu stopped waiting for it.
+   */
   onResize(listener: (size: Size) => void): void {
+    this.resized = listener;
     this.program.on("resize", () => {
       const { columns, rows } = this.output;
-      if (!columns || !rows) return;
-      this.size = { cols: columns, rows };
-      this.shown = [];
-      this.program.clear();
-      listener(this.size);
+      if (columns && rows) this.sizeChanged({ cols: columns, rows });
     });
+  }
+
+  private sizeChanged(size: Size): void {
+    if (size.cols === this.size.cols && size.rows === this.size.rows) return;
+    this.size = size;
+    this.program.cols = size.cols;
+    this.program.rows = size.rows;
+    this.shown = [];
+    this.program.clear();
+    this.resized(size);
   }
 
   /** Forgets what the screen shows: the next paint draws every line. */
