@@ -8,6 +8,7 @@
 //   ends were zeroed is still found.
 // On a spinning disk that is about 55 seeks and 21 MiB; it never writes.
 import { constants, type FileHandle, open } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { mapLimit } from "../../common/map-limit.ts";
 import { KIB, MIB } from "../../common/size.ts";
 import { CLAIM_HEAD_OFFSET, CLAIM_SIZE, claimTailOffset, judgeClaim } from "../../formats/claim.ts";
@@ -92,7 +93,10 @@ async function probeDisk(
       failed.add(failure("read", error));
       return undefined;
     }),
-    facts.kind === "block" && !held ? canOpenExclusively(facts.path) : Promise.resolve(undefined),
+    facts.kind === "block" && !held
+      ? // A disk the kernel already says is in use is busy for that reason: asked once.
+        canOpenExclusively(facts.path, inUse(facts) ? 1 : BUSY_ASKS)
+      : Promise.resolve(undefined),
   ]);
   if (typeof exclusive === "object") failed.add(failure("open", exclusive.error));
   const sectors = [facts.logicalSectorSize];
@@ -248,13 +252,29 @@ async function readInto(handle: FileHandle, path: string, buffer: Buffer, positi
 }
 
 // O_EXCL on a block device fails with EBUSY while anything holds it: a mount, a dm or md
-// holder, swap, another installer.
-async function canOpenExclusively(path: string): Promise<boolean | { error: unknown }> {
-  try {
-    const handle = await open(path, constants.O_RDONLY | constants.O_EXCL);
-    await handle.close();
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EBUSY" ? false : { error };
+// holder, swap, another installer. It also fails for the moment another probe like this
+// one holds it (the stick runs a menu on each console, and both read the disks at start),
+// so a busy disk is asked again before it counts as busy: a real holder stays.
+const BUSY_ASKS = 4;
+const BUSY_WAIT_MS = 100;
+
+function inUse(facts: DiskFacts): boolean {
+  return facts.mounts.length > 0 || facts.swap || facts.holders.length > 0;
+}
+
+async function canOpenExclusively(
+  path: string,
+  asks: number,
+): Promise<boolean | { error: unknown }> {
+  for (let ask = 1; ; ask++) {
+    try {
+      const handle = await open(path, constants.O_RDONLY | constants.O_EXCL);
+      await handle.close();
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EBUSY") return { error };
+      if (ask >= asks) return false;
+      await sleep(BUSY_WAIT_MS * ask);
+    }
   }
 }
