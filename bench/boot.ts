@@ -80,9 +80,10 @@ const BARE: readonly Stage[] = [...FIRMWARE, { name: "/init to its line", line: 
 const STICK: readonly Stage[] = [
   ...FIRMWARE,
   { name: "medium found, root verified", line: /liken-stick: payload .* verified/ },
-  // Node.js and the menu start while the drivers load; the menu's disk list waits for them.
+  // Node.js and the menu start while the drivers load; the first screen waits for neither
+  // the drivers nor the disks (it says "Reading the disks." until they are read).
   { name: "drivers (Node.js starts beside)", line: /liken-stick: drivers loaded/ },
-  { name: "disks read, first screen", line: /Arrows or j\/k: move/ },
+  { name: "Node.js to the first screen", line: /Arrows or j\/k: move/ },
 ];
 const INSTALLED: readonly Stage[] = [
   ...FIRMWARE,
