@@ -84,12 +84,32 @@ fi
 
 [ -n "$SHELL_ONLY" ] && hold "liken.shell=1: no menu"
 
-# The menu on the screen and on the first serial port, each started again if it ends.
-for c in tty1 ttyS0; do
-  [ -c /dev/$c ] || continue
-  term=linux; [ $c = ttyS0 ] && term=vt220
-  (while :; do TERM=$term setsid -c liken-stick menu </dev/$c >/dev/$c 2>&1; sleep 1; done) &
-done
+# The menu on the screen and on the first serial port where each is there, each started
+# again if it ends: a menu nobody can see costs the other one its start on a small machine.
+# A screen is a console other than the kernel's dummy one; a ttyS0 of type 0 is a port no
+# UART answers. With neither, the menu goes on tty1 all the same.
+start_menu() {
+  term=linux; [ $1 = ttyS0 ] && term=vt220
+  (while :; do TERM=$term setsid -c liken-stick menu </dev/$1 >/dev/$1 2>&1; sleep 1; done) &
+}
+has_screen() {
+  for v in /sys/class/vtconsole/vtcon*/name; do
+    [ -e "$v" ] && ! grep -q dummy "$v" && return 0
+  done
+  return 1
+}
+has_uart() {
+  [ -c /dev/ttyS0 ] && [ "$(cat /sys/class/tty/ttyS0/type 2>/dev/null)" != 0 ]
+}
+has_uart && start_menu ttyS0
+if has_screen || ! has_uart; then
+  start_menu tty1
+else
+  # A screen whose driver loads by modalias (a BMC's VGA without the firmware's
+  # framebuffer) comes with the drivers.
+  while [ -e ${STICK_DRIVERS_LOADING} ]; do sleep 0.2; done
+  has_screen && start_menu tty1
+fi
 while :; do sleep 3600; done
 `;
 }
