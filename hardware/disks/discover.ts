@@ -29,9 +29,10 @@ export async function discoverDisks(
 }
 
 async function discoverFacts(paths: readonly string[]): Promise<DiskFacts[]> {
+  // A disk named on the command line may sit behind a controller whose driver is loading.
+  await waitForStickDrivers();
   const bootPartUuid = await findBootPartUuid();
   if (paths.length === 0) {
-    await waitForStickDrivers();
     const devices = await listBlockDevices();
     // Loop devices and optical drives are not the machine's disks; name them to use them.
     const disks = devices.filter((d) => d.type !== "loop" && d.type !== "rom");
