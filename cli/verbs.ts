@@ -6,6 +6,7 @@ import { hwreportVerb } from "./verbs/hwreport.ts";
 import { imageVerb } from "./verbs/image.ts";
 import { inspectVerb } from "./verbs/inspect.ts";
 import { installVerb } from "./verbs/install.ts";
+import { keysVerb } from "./verbs/keys.ts";
 import { manifestCheck } from "./verbs/manifest-check.ts";
 import { menuVerb } from "./verbs/menu.ts";
 import { plan } from "./verbs/plan.ts";
@@ -24,5 +25,6 @@ export const VERBS: readonly Verb[] = [
   hwreportVerb,
   releaseVerb,
   imageVerb,
+  keysVerb,
   vmVerb,
 ];

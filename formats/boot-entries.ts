@@ -9,8 +9,16 @@ export type Slot = "a" | "b";
  * the same text serves it). No `default`: on systemd-boot 252 an exact default pins an entry
  * even after it fails its trial (systemd#31215).
  */
-export function loaderConf(): string {
-  return ["timeout 0", "editor no", "console-mode keep", ""].join("\n");
+export function loaderConf(secureBootEnroll?: "force" | "manual"): string {
+  return [
+    "timeout 0",
+    "editor no",
+    "console-mode keep",
+    // systemd-boot 252 enrolls the keys in /loader/keys/auto when the firmware is in setup
+    // mode: at once with `force`, from a menu entry with `manual`.
+    ...(secureBootEnroll ? [`secure-boot-enroll ${secureBootEnroll}`] : []),
+    "",
+  ].join("\n");
 }
 
 /** `liken-a-1.0.0.conf`, or `liken-b-2.0.0+1-0.conf` for an entry with one try left. */

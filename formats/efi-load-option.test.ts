@@ -1,10 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  decodeLoadOption,
-  efiGuidBytes,
-  encodeLoadOption,
-  type LoadOption,
-} from "./efi-load-option.ts";
+import { efiGuidBytes } from "./efi-guid.ts";
+import { decodeLoadOption, encodeLoadOption, type LoadOption } from "./efi-load-option.ts";
 
 const option: LoadOption = {
   description: "liken",

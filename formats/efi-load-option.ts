@@ -3,6 +3,7 @@
 // "HD(...)/File(...)" path, as `efibootmgr --create` writes), so the firmware finds the disk
 // wherever it is plugged in. Node layouts: Hard Drive (10.3.5.1), File Path (10.3.5.4), End
 // of Entire Device Path (10.3.1).
+import { efiGuidBytes, efiGuidText } from "./efi-guid.ts";
 
 /** LOAD_OPTION_ACTIVE: the firmware may boot the option. */
 export const LOAD_OPTION_ACTIVE = 0x1;
@@ -104,26 +105,6 @@ export function decodeLoadOption(value: Uint8Array): DecodedLoadOption | undefin
     ...(partitionUuid ? { partitionUuid } : {}),
     ...(path !== undefined ? { path } : {}),
   };
-}
-
-/** An EFI_GUID's 16 bytes: the first three fields little-endian, the last two as written. */
-export function efiGuidBytes(uuid: string): Buffer {
-  const hex = uuid.replaceAll("-", "");
-  if (!/^[0-9a-fA-F]{32}$/.test(hex)) throw new Error(`"${uuid}" is not a GUID`);
-  const b = Buffer.from(hex, "hex");
-  b.subarray(0, 4).reverse();
-  b.subarray(4, 6).reverse();
-  b.subarray(6, 8).reverse();
-  return b;
-}
-
-function efiGuidText(b: Buffer, at: number): string {
-  const raw = Buffer.from(b.subarray(at, at + 16));
-  raw.subarray(0, 4).reverse();
-  raw.subarray(4, 6).reverse();
-  raw.subarray(6, 8).reverse();
-  const h = raw.toString("hex").toUpperCase();
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 // CHAR16 text with its NUL: UCS-2, so every character must be in the Basic Multilingual Plane.

@@ -7,6 +7,7 @@ import { repoRoot } from "../common/repo-root.ts";
 import { buildEpoch } from "./epoch.ts";
 import { defaultCacheDir } from "./inputs/index.ts";
 import { buildRelease, type ReleaseOptions } from "./release/build-release.ts";
+import { readKeys } from "./secure-boot/keys.ts";
 import { buildStick } from "./stick/build-stick.ts";
 
 // Everything whose change changes a build's bytes: the code (the stick bundles the whole
@@ -30,18 +31,33 @@ export async function cachedStick(recipe: {
   manifest: string;
   releaseDir: string;
   append?: readonly string[];
+  /** A key folder (liken-stick keys): a signed stick that enrolls them in setup mode. */
+  signKeys?: string;
 }): Promise<string> {
-  const manifestHash = createHash("sha256")
-    .update(await readFile(recipe.manifest))
-    .digest("hex");
-  const releaseHash = createHash("sha256")
-    .update(await readFile(join(recipe.releaseDir, "release.toml")))
-    .digest("hex");
+  const { signKeys, ...unsigned } = recipe;
+  const fileHash = async (path: string) =>
+    createHash("sha256")
+      .update(await readFile(path))
+      .digest("hex");
+  const manifestHash = await fileHash(recipe.manifest);
+  const releaseHash = await fileHash(join(recipe.releaseDir, "release.toml"));
+  const keys = signKeys ? await readKeys(signKeys) : undefined;
+  const keysHash = signKeys
+    ? await Promise.all(
+        ["owner.guid", "PK.crt", "KEK.crt", "db.crt"].map((f) => fileHash(join(signKeys, f))),
+      )
+    : null;
   const dir = await cached(
     "stick",
-    { manifestHash, releaseHash, append: recipe.append ?? [] },
+    { manifestHash, releaseHash, append: recipe.append ?? [], keysHash },
     async (out, workDir) => {
-      await buildStick({ ...recipe, out: join(out, "stick.img"), epoch: buildEpoch(), workDir });
+      await buildStick({
+        ...unsigned,
+        ...(keys ? { sign: { keys, keepMicrosoft: true, enroll: "force" as const } } : {}),
+        out: join(out, "stick.img"),
+        epoch: buildEpoch(),
+        workDir,
+      });
     },
   );
   return join(dir, "stick.img");

@@ -17,6 +17,8 @@ export interface UnpackedInputs {
   readonly kernelVersion: string;
   readonly vmlinuz: string;
   readonly systemdBoot: string;
+  /** systemd's EFI stub, which unified kernel images are built on. */
+  readonly efiStub: string;
   readonly busybox: string;
 }
 
@@ -43,6 +45,7 @@ export async function requireUnpackedInputs(): Promise<UnpackedInputs> {
     kernelVersion,
     vmlinuz: join(root, "boot", `vmlinuz-${kernelVersion}`),
     systemdBoot: join(root, "usr/lib/systemd/boot/efi/systemd-bootx64.efi"),
+    efiStub: join(root, "usr/lib/systemd/boot/efi/linuxx64.efi.stub"),
     busybox: join(root, "bin", "busybox"),
   };
 }

@@ -251,22 +251,43 @@ describe("requireOvmf", () => {
       code: join(dir, "CODE.fd"),
       varsTemplate: join(dir, "VARS.fd"),
       descriptor: join(dir, "60-edk2-x86_64.json"),
+      smm: false,
       skipped: [
         {
           descriptor: join(dir, "40-edk2-x86_64-secure-enrolled.json"),
-          reason: "has enrolled-keys, requires-smm, secure-boot (liken's images are not signed)",
+          reason: "has enrolled-keys, requires-smm, secure-boot (not plain)",
         },
         {
           descriptor: join(dir, "50-edk2-x86_64-secure.json"),
-          reason: "has requires-smm, secure-boot (liken's images are not signed)",
+          reason: "has requires-smm, secure-boot (not plain)",
         },
       ],
     });
   });
 
+  it("finds the Secure Boot builds: with no keys (setup mode) and with Microsoft's", async () => {
+    const setup = await requireOvmf(dir, "setup-mode");
+    expect(setup).toMatchObject({
+      code: join(dir, "CODE.secboot.fd"),
+      varsTemplate: join(dir, "VARS.fd"),
+      smm: true,
+    });
+    expect(setup.skipped).toEqual([
+      {
+        descriptor: join(dir, "40-edk2-x86_64-secure-enrolled.json"),
+        reason: "has enrolled-keys (not setup-mode)",
+      },
+    ]);
+    expect(await requireOvmf(dir, "microsoft")).toMatchObject({
+      code: join(dir, "CODE.ms.fd"),
+      varsTemplate: join(dir, "VARS.ms.fd"),
+      smm: true,
+    });
+  });
+
   it("names the package when nothing fits", async () => {
     await expect(requireOvmf(join(dir, "none"))).rejects.toThrow(
-      `no OVMF firmware for q35 without Secure Boot in ${join(dir, "none")}; install the Debian package ovmf`,
+      `no OVMF firmware for q35 (plain) in ${join(dir, "none")}; install the Debian package ovmf`,
     );
   });
 

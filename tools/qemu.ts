@@ -97,6 +97,11 @@ export interface VmFirmware {
   readonly code: string;
   /** This VM's own writable copy of the variable store (never the template itself). */
   readonly vars: string;
+  /**
+   * A Secure Boot build: its variable store is writable only from SMM, as on a server, so
+   * nothing but the firmware's authenticated-variable code can change the keys.
+   */
+  readonly smm?: boolean;
 }
 
 export interface VmSpec {
@@ -161,7 +166,7 @@ const AHCI_PORTS = 6;
 export function qemuArgs(spec: VmSpec): string[] {
   const accel = spec.accel ?? "tcg";
   const args: string[] = [
-    ...["-machine", spec.machine ?? "q35"],
+    ...["-machine", `${spec.machine ?? "q35"}${spec.firmware.smm ? ",smm=on" : ""}`],
     ...["-accel", accel],
     // TCG's default CPU (qemu64) lacks SSE4.2 and POPCNT, which V8 and the kernel like to
     // see; "max" is everything TCG can emulate (mkosi does the same).
@@ -176,6 +181,9 @@ export function qemuArgs(spec: VmSpec): string[] {
     ...["-drive", `if=pflash,format=raw,unit=1,file=${qemuValue(spec.firmware.vars)}`],
     ...serialArgs(spec.serial),
   ];
+  // The flash answers only to SMM (QEMU docs/system/i386/..., OVMF's README: "-global
+  // driver=cfi.pflash01,property=secure,value=on").
+  if (spec.firmware.smm) args.push("-global", "driver=cfi.pflash01,property=secure,value=on");
   if (spec.system) {
     const fields = [
       ...(spec.system.serial ? [`serial=${qemuValue(spec.system.serial)}`] : []),
@@ -318,6 +326,8 @@ export interface Ovmf {
   /** The template each VM copies for its own variables. */
   readonly varsTemplate: string;
   readonly descriptor: string;
+  /** A Secure Boot build, which needs SMM. */
+  readonly smm: boolean;
   /** The descriptors passed over, and why. */
   readonly skipped: readonly { readonly descriptor: string; readonly reason: string }[];
 }
@@ -333,15 +343,25 @@ interface Descriptor {
   features?: string[];
 }
 
-// Secure Boot needs signed images and SMM (-machine smm=on plus two -global flags);
-// liken's images are not signed, so those builds are skipped.
-const UNWANTED_FEATURES = ["secure-boot", "requires-smm", "enrolled-keys"];
+/**
+ * Which OVMF build: `plain` (no Secure Boot), `setup-mode` (Secure Boot, no keys enrolled:
+ * what a machine whose keys were cleared looks like, where liken's stick enrolls its own),
+ * `microsoft` (Secure Boot on with Microsoft's and the distribution's keys, as shipped).
+ */
+export type OvmfKind = "plain" | "setup-mode" | "microsoft";
+
+const SECURE = ["secure-boot", "requires-smm"];
+const FEATURES: Readonly<Record<OvmfKind, { need: string[]; refuse: string[] }>> = {
+  plain: { need: [], refuse: [...SECURE, "enrolled-keys"] },
+  "setup-mode": { need: SECURE, refuse: ["enrolled-keys"] },
+  microsoft: { need: [...SECURE, "enrolled-keys"], refuse: [] },
+};
 
 /**
- * Why descriptor `d` does not fit a q35 x86_64 VM without Secure Boot, or undefined when it
- * fits. Pure: the file checks come after.
+ * Why descriptor `d` does not fit a q35 x86_64 VM of `kind`, or undefined when it fits.
+ * Pure: the file checks come after.
  */
-export function ovmfMismatch(d: Descriptor): string | undefined {
+export function ovmfMismatch(d: Descriptor, kind: OvmfKind = "plain"): string | undefined {
   if (!d["interface-types"]?.includes("uefi")) return "not UEFI";
   const q35 = d.targets?.some(
     (t) => t.architecture === "x86_64" && (t.machines ?? []).some((m) => m.startsWith("pc-q35")),
@@ -349,8 +369,11 @@ export function ovmfMismatch(d: Descriptor): string | undefined {
   if (!q35) return "not for x86_64 q35 machines";
   if (d.mapping?.device !== "flash")
     return `mapped as ${d.mapping?.device ?? "nothing"}, not flash`;
-  const unwanted = (d.features ?? []).filter((f) => UNWANTED_FEATURES.includes(f));
-  if (unwanted.length > 0) return `has ${unwanted.join(", ")} (liken's images are not signed)`;
+  const features = d.features ?? [];
+  const unwanted = features.filter((f) => FEATURES[kind].refuse.includes(f));
+  if (unwanted.length > 0) return `has ${unwanted.join(", ")} (not ${kind})`;
+  const lacking = FEATURES[kind].need.filter((f) => !features.includes(f));
+  if (lacking.length > 0) return `lacks ${lacking.join(", ")} (not ${kind})`;
   if (d.mapping.executable?.format !== "raw" || !d.mapping.executable.filename) {
     return "its code is not a raw file";
   }
@@ -365,7 +388,10 @@ export function ovmfMismatch(d: Descriptor): string | undefined {
  * (file name order; on Debian 12 that is 60-edk2-x86_64.json, after skipping the two
  * Secure Boot ones). Throws with every reason when none fits.
  */
-export async function requireOvmf(dir = FIRMWARE_DESCRIPTORS): Promise<Ovmf> {
+export async function requireOvmf(
+  dir = FIRMWARE_DESCRIPTORS,
+  kind: OvmfKind = "plain",
+): Promise<Ovmf> {
   const names = (await readdir(dir).catch(() => [] as string[]))
     .filter((n) => n.endsWith(".json"))
     .sort();
@@ -379,7 +405,7 @@ export async function requireOvmf(dir = FIRMWARE_DESCRIPTORS): Promise<Ovmf> {
       skipped.push({ descriptor, reason: `unreadable: ${(error as Error).message}` });
       continue;
     }
-    const mismatch = ovmfMismatch(d);
+    const mismatch = ovmfMismatch(d, kind);
     if (mismatch) {
       skipped.push({ descriptor, reason: mismatch });
       continue;
@@ -394,11 +420,11 @@ export async function requireOvmf(dir = FIRMWARE_DESCRIPTORS): Promise<Ovmf> {
       skipped.push({ descriptor, reason: `cannot read ${missing.join(", ")}` });
       continue;
     }
-    return { code, varsTemplate, descriptor, skipped };
+    return { code, varsTemplate, descriptor, skipped, smm: kind !== "plain" };
   }
   const why = skipped.map((s) => `${s.descriptor}: ${s.reason}`).join("; ");
   throw new Error(
-    `no OVMF firmware for q35 without Secure Boot in ${dir}${why ? ` (${why})` : ""}; install the Debian package ovmf`,
+    `no OVMF firmware for q35 (${kind}) in ${dir}${why ? ` (${why})` : ""}; install the Debian package ovmf`,
   );
 }
 

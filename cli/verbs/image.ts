@@ -23,7 +23,13 @@ inputs are byte-identical.
 
 The stick boots to the menu on the screen and on the first serial port. With
 --append "liken.install=NAME" it installs machine NAME unattended and powers off
-(add liken.then=reboot to reboot instead, liken.wipe=1 to wipe and reinstall).`,
+(add liken.then=reboot to reboot instead, liken.wipe=1 to wipe and reinstall).
+
+With --sign DIR (keys from liken-stick keys) the stick boots with Secure Boot on:
+systemd-boot and one unified kernel image (kernel, initramfs and the command
+line, --append included) are signed with DIR's db key, and on a machine in setup
+mode systemd-boot enrolls DIR's PK, KEK and db (with Microsoft's UEFI CA) and
+restarts it with Secure Boot on.`,
   options: [
     { name: "manifest", type: "string", value: "FILE", summary: "the cluster manifest (required)" },
     {
@@ -39,9 +45,15 @@ The stick boots to the menu on the screen and on the first serial port. With
       value: "WORDS",
       summary: "words added to the stick's kernel command line",
     },
+    {
+      name: "sign",
+      type: "string",
+      value: "DIR",
+      summary: "sign for Secure Boot with the keys in DIR, and enroll them in setup mode",
+    },
   ],
   async run(args, io) {
-    const { manifest, release, out, append } = args.options;
+    const { manifest, release, out, append, sign } = args.options;
     if (typeof manifest !== "string")
       throw usageError("missing --manifest FILE", "see liken-stick image --help");
     if (typeof release !== "string")
@@ -50,6 +62,10 @@ The stick boots to the menu on the screen and on the first serial port. With
       throw usageError("missing --out FILE", "see liken-stick image --help");
     await requireManifest(manifest, "image", io);
     await requireRelease(release);
+    const keys =
+      typeof sign === "string"
+        ? await (await import("../../image-build/secure-boot/keys.ts")).readKeys(sign)
+        : undefined;
     const { buildStick } = await import("../../image-build/stick/build-stick.ts");
     const { buildEpoch } = await import("../../image-build/epoch.ts");
     const workDir = await mkdtemp(join(tmpdir(), "liken-image-"));
@@ -60,6 +76,7 @@ The stick boots to the menu on the screen and on the first serial port. With
         releaseDir: release,
         out,
         append: words,
+        ...(keys ? { sign: { keys, keepMicrosoft: true, enroll: "force" as const } } : {}),
         epoch: buildEpoch(),
         workDir,
       });

@@ -36,6 +36,9 @@ import { buildInitramfs } from "../initramfs.ts";
 import { readModuleIndex, requireNodeBinary, stickModules } from "../inputs/index.ts";
 import { installModules } from "../modules-install.ts";
 import { requireUnpackedInputs, type UnpackedInputs } from "../unpacked.ts";
+import { enrollmentFiles, type StickSigning } from "../secure-boot/enrollment.ts";
+import { signPe } from "../secure-boot/sign-pe.ts";
+import { buildUki } from "../secure-boot/uki.ts";
 import { appendVerityTree } from "../verity-image.ts";
 import { STICK_RELEASE_MOUNT, STICK_ROOT_IMAGE, stickInitrdInit } from "./initrd-init.ts";
 import { STICK_BUNDLE, STICK_START, stickRootInit } from "./root-init.ts";
@@ -122,6 +125,8 @@ export interface StickOptions {
   readonly out: string;
   /** Extra kernel command-line words, e.g. `liken.install=leader-1` for unattended installs. */
   readonly append?: readonly string[];
+  /** Signed for Secure Boot, with the keys the stick enrolls in setup mode. */
+  readonly sign?: StickSigning;
   readonly epoch: number;
   readonly workDir: string;
 }
@@ -269,7 +274,8 @@ async function buildStickInitrd(
   return initrd;
 }
 
-// The ESP's tree: systemd-boot, its one entry, the kernel and the initramfs.
+// The ESP's tree: systemd-boot and its one entry: the kernel and the initramfs, or, signed,
+// one unified kernel image holding both and the command line, and the keys to enroll.
 async function buildStickEsp(
   inputs: UnpackedInputs,
   o: StickOptions,
@@ -280,25 +286,45 @@ async function buildStickEsp(
   await mkdir(join(esp, "EFI/BOOT"), { recursive: true });
   await mkdir(join(esp, "loader/entries"), { recursive: true });
   await mkdir(join(esp, "liken"), { recursive: true });
-  await copyFile(inputs.systemdBoot, join(esp, "EFI/BOOT/BOOTX64.EFI"));
-  await copyFile(inputs.vmlinuz, join(esp, "liken/vmlinuz"));
-  await copyFile(initrd, join(esp, "liken/initrd.img"));
-  await writeFile(join(esp, "loader/loader.conf"), loaderConf());
-  const options = ["console=tty0", "console=ttyS0,115200", "panic=30", ...(o.append ?? [])].join(
+  const cmdline = ["console=tty0", "console=ttyS0,115200", "panic=30", ...(o.append ?? [])].join(
     " ",
   );
-  await writeFile(
-    join(esp, "loader/entries/liken-stick.conf"),
-    [
-      "title liken install stick",
-      "linux /liken/vmlinuz",
-      "initrd /liken/initrd.img",
-      `options ${options}`,
-      "",
-    ].join("\n"),
-  );
+  const entry = ["title liken install stick"];
+  if (o.sign) {
+    const db = o.sign.keys.signers.db;
+    await writeFile(
+      join(esp, "EFI/BOOT/BOOTX64.EFI"),
+      signPe(await readFile(inputs.systemdBoot), db),
+    );
+    const uki = buildUki({
+      stub: await readFile(inputs.efiStub),
+      kernel: await readFile(inputs.vmlinuz),
+      initrd: await readFile(initrd),
+      cmdline,
+      osRelease: STICK_OS_RELEASE,
+    });
+    await writeFile(join(esp, STICK_UKI), signPe(uki, db));
+    entry.push(`efi /${STICK_UKI}`);
+    const keysDir = join(esp, "loader/keys/auto");
+    await mkdir(keysDir, { recursive: true });
+    for (const [name, bytes] of enrollmentFiles(o.sign, new Date(o.epoch * 1000)))
+      await writeFile(join(keysDir, name), bytes);
+    await writeFile(join(esp, "loader/loader.conf"), loaderConf(o.sign.enroll));
+  } else {
+    await copyFile(inputs.systemdBoot, join(esp, "EFI/BOOT/BOOTX64.EFI"));
+    await copyFile(inputs.vmlinuz, join(esp, "liken/vmlinuz"));
+    await copyFile(initrd, join(esp, "liken/initrd.img"));
+    entry.push("linux /liken/vmlinuz", "initrd /liken/initrd.img", `options ${cmdline}`);
+    await writeFile(join(esp, "loader/loader.conf"), loaderConf());
+  }
+  await writeFile(join(esp, "loader/entries/liken-stick.conf"), [...entry, ""].join("\n"));
   return esp;
 }
+
+/** The signed stick's unified kernel image on its ESP. */
+export const STICK_UKI = "liken/stick.efi";
+
+const STICK_OS_RELEASE = 'ID=liken\nNAME=liken\nPRETTY_NAME="liken install stick"\n';
 
 // The stick's root: what the menu, the installer and the report run on. Read-only: its
 // init puts busybox's applets in /run/bin and mounts /tmp and /root.

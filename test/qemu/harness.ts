@@ -16,6 +16,7 @@ import {
   nicId,
   nicSpec,
   type Ovmf,
+  type OvmfKind,
   requireOvmf,
   STICK_DEVICE_ID,
   startQemu,
@@ -45,6 +46,11 @@ export interface VmOptions {
   readonly accel?: Accel;
   /** Start from a copy of this variable store (an earlier VM's boot entries, pstore records). */
   readonly varsFrom?: string;
+  /**
+   * The firmware build: plain OVMF (the default), Secure Boot with no keys (setup mode), or
+   * Secure Boot with Microsoft's keys enrolled (tools/qemu.ts OvmfKind).
+   */
+  readonly firmware?: OvmfKind;
   /**
    * Start QEMU again after a guest reboot (or vm.reset()), as a new process with the same
    * variables and console: vm.boots counts the starts, and the stick can change in between
@@ -89,7 +95,7 @@ const KERNEL_DONE = "Run /init as init process";
 
 const running = new Set<Vm>();
 let exitHookInstalled = false;
-let ovmf: Promise<Ovmf> | undefined;
+const ovmf = new Map<OvmfKind, Promise<Ovmf>>();
 
 interface Launch {
   readonly process: StartedProcess;
@@ -141,8 +147,10 @@ export class Vm {
   /** Starts a VM; use startVm(). */
   static async start(options: VmOptions = {}): Promise<Vm> {
     installExitHook();
-    ovmf ??= requireOvmf();
-    const [firmware, accel] = await Promise.all([ovmf, chooseAccel(options.accel)]);
+    const kind = options.firmware ?? "plain";
+    const found = ovmf.get(kind) ?? requireOvmf(undefined, kind);
+    ovmf.set(kind, found);
+    const [firmware, accel] = await Promise.all([found, chooseAccel(options.accel)]);
     const scratch = await mkdtemp(join(tmpdir(), "liken-vm-"));
     const vm = new Vm(scratch, options, firmware, accel.accel);
     running.add(vm);
@@ -321,7 +329,7 @@ export class Vm {
     const cpus = this.#options.cpus ?? (Number(process.env.LIKEN_VM_CPUS) || undefined);
     const spec: VmSpec = {
       accel: this.#accel,
-      firmware: { code: this.#ovmf.code, vars: this.varsFile },
+      firmware: { code: this.#ovmf.code, vars: this.varsFile, smm: this.#ovmf.smm },
       ...(stick ? { stick } : {}),
       ...(this.#options.stickWritable ? { stickWritable: true } : {}),
       disks: this.#options.disks ?? [],
