@@ -275,7 +275,12 @@ const inventory = async (): Promise<Inventory> => ({
     baseboard: { manufacturer: "Dell Inc.", product: "0J37D", serial: null },
     firmware: {
       mode: "uefi",
-      secureBoot: true,
+      secureBoot: "enabled",
+      secureBootKeys: {
+        pk: ["Dell Inc. Platform Key"],
+        kek: ["Microsoft Corporation KEK CA 2011"],
+        db: ["Microsoft Windows Production PCA 2011", "Microsoft Corporation UEFI CA 2011"],
+      },
       vendor: "Dell Inc.",
       version: "1.21.0",
       date: "2023-05-10",
@@ -456,18 +461,40 @@ describe("firmware and deadlines", () => {
     for (const d of dirs) await rm(d, { recursive: true, force: true });
   });
 
-  it("reads UEFI and Secure Boot from the efivar (4 attribute bytes, then 0 or 1)", async () => {
+  it("reads UEFI, the Secure Boot state and the enrolled keys from the efivars", async () => {
     const root = await mkdtemp(join(tmpdir(), "hwreport-"));
     dirs.push(root);
-    expect(await readFirmware(root)).toEqual({ mode: "legacy", secureBoot: null });
+    expect(await readFirmware(root)).toEqual({
+      mode: "legacy",
+      secureBoot: null,
+      secureBootKeys: null,
+    });
     const vars = join(root, "sys/firmware/efi/efivars");
     await mkdir(vars, { recursive: true });
-    expect(await readFirmware(root)).toEqual({ mode: "uefi", secureBoot: null });
-    const file = join(vars, "SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c");
-    await writeFile(file, Buffer.from([6, 0, 0, 0, 1]));
-    expect(await readFirmware(root)).toEqual({ mode: "uefi", secureBoot: true });
-    await writeFile(file, Buffer.from([6, 0, 0, 0, 0]));
-    expect(await readFirmware(root)).toEqual({ mode: "uefi", secureBoot: false });
+    expect(await readFirmware(root)).toEqual({
+      mode: "uefi",
+      secureBoot: null,
+      secureBootKeys: null,
+    });
+    // 4 attribute bytes, then the value.
+    const global = (name: string, value: Buffer) =>
+      writeFile(
+        join(vars, `${name}-8be4df61-93ca-11d2-aa0d-00e098032b8c`),
+        Buffer.concat([Buffer.from([6, 0, 0, 0]), value]),
+      );
+    await global("SecureBoot", Buffer.from([0]));
+    await global("SetupMode", Buffer.from([1]));
+    expect(await readFirmware(root)).toMatchObject({ secureBoot: "setup-mode" });
+    await global("SetupMode", Buffer.from([0]));
+    expect(await readFirmware(root)).toMatchObject({ secureBoot: "disabled" });
+    await global("SecureBoot", Buffer.from([1]));
+    await global("PK", await readFile("test/fixtures/keys/cluster/PK.esl"));
+    await global("KEK", await readFile("test/fixtures/keys/cluster/KEK.esl"));
+    expect(await readFirmware(root)).toEqual({
+      mode: "uefi",
+      secureBoot: "enabled",
+      secureBootKeys: { pk: ["liken PK afd13149"], kek: ["liken KEK afd13149"], db: [] },
+    });
   });
 
   it("gives up on a call that does not answer", async () => {

@@ -6,14 +6,17 @@
 // systeminformation is loaded only then: its 600 KB cost the stick's report a second.
 import { access, constants, readFile } from "node:fs/promises";
 import { delimiter, join } from "node:path";
+import {
+  readSecureBoot,
+  type SecureBootFacts,
+  type SecureBootState,
+} from "../hardware/secure-boot.ts";
 import { readCpu, readMemory } from "./cpu.ts";
 import type { CpuReport, MemoryReport, Problem, SystemReport } from "./types.ts";
 
 async function si() {
   return (await import("systeminformation")).default;
 }
-
-const SECURE_BOOT_VAR = "sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c";
 
 /** What systeminformation reads each tool for; a missing one is named in the report. */
 const TOOLS: readonly { readonly tool: string; readonly pkg: string; readonly gives: string }[] = [
@@ -73,18 +76,19 @@ export async function onPath(tool: string, path = process.env.PATH ?? ""): Promi
   return false;
 }
 
-/** UEFI or legacy, and the Secure Boot state from its efivar (4 attribute bytes, then 0 or 1). */
-export async function readFirmware(
-  root = "/",
-): Promise<{ mode: "uefi" | "legacy"; secureBoot: boolean | null }> {
+/** UEFI or legacy, and the Secure Boot state and keys from the efivars. */
+export async function readFirmware(root = "/"): Promise<{
+  mode: "uefi" | "legacy";
+  secureBoot: SecureBootState | null;
+  secureBootKeys: SecureBootFacts["keys"] | null;
+}> {
   const uefi = await access(join(root, "sys/firmware/efi")).then(
     () => true,
     () => false,
   );
-  if (!uefi) return { mode: "legacy", secureBoot: null };
-  const raw = await readFile(join(root, SECURE_BOOT_VAR)).catch(() => undefined);
-  const byte = raw && raw.length >= 5 ? raw[4] : undefined;
-  return { mode: "uefi", secureBoot: byte === undefined ? null : byte === 1 };
+  if (!uefi) return { mode: "legacy", secureBoot: null, secureBootKeys: null };
+  const facts = await readSecureBoot(root);
+  return { mode: "uefi", secureBoot: facts?.state ?? null, secureBootKeys: facts?.keys ?? null };
 }
 
 function sectionFailed(section: string, why: string): Problem {

@@ -30,11 +30,17 @@ function problems(r: HwReport): string {
 
 const or = (v: string | null | undefined, fallback = "unknown") => v ?? fallback;
 
+const SECURE_BOOT = {
+  enabled: "on",
+  disabled: "off",
+  "setup-mode": "off, in setup mode (keys can be enrolled)",
+} as const;
+
 function system(r: HwReport): string {
   const s = r.system;
   if (!s) return section("System", ["not read"]);
   const fw = s.firmware;
-  const secure = fw.secureBoot === null ? "" : `, Secure Boot ${fw.secureBoot ? "on" : "off"}`;
+  const secure = fw.secureBoot === null ? "" : `, Secure Boot ${SECURE_BOOT[fw.secureBoot]}`;
   const fwWhat = [fw.vendor, fw.version, fw.date ? `(${fw.date})` : null].filter(Boolean);
   return section("System", [
     `machine     ${[s.manufacturer, s.product].filter(Boolean).join(" ") || "unknown"}`,
@@ -42,6 +48,12 @@ function system(r: HwReport): string {
     `uuid        ${or(s.uuid)}`,
     `baseboard   ${[s.baseboard.manufacturer, s.baseboard.product].filter(Boolean).join(" ") || "unknown"}${s.baseboard.serial ? `, serial ${s.baseboard.serial}` : ""}`,
     `firmware    ${fw.mode === "uefi" ? "UEFI" : "legacy BIOS"}${secure}${fwWhat.length ? `; ${fwWhat.join(" ")}` : ""}`,
+    ...(fw.secureBootKeys
+      ? [
+          `db keys     ${fw.secureBootKeys.db.join(", ") || "none"}`,
+          `PK          ${fw.secureBootKeys.pk.join(", ") || "none"}`,
+        ]
+      : []),
   ]);
 }
 

@@ -107,8 +107,14 @@ export interface SystemReport {
   };
   readonly firmware: {
     readonly mode: "uefi" | "legacy";
-    /** From the SecureBoot efivar; null on legacy firmware or when unreadable. */
-    readonly secureBoot: boolean | null;
+    /** From the SecureBoot and SetupMode efivars; null on legacy firmware or when unreadable. */
+    readonly secureBoot: "enabled" | "disabled" | "setup-mode" | null;
+    /** The common names of the certificates enrolled in PK, KEK and db; null where unread. */
+    readonly secureBootKeys: {
+      readonly pk: readonly string[];
+      readonly kek: readonly string[];
+      readonly db: readonly string[];
+    } | null;
     readonly vendor: string | null;
     readonly version: string | null;
     readonly date: string | null;

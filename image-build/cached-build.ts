@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { repoRoot } from "../common/repo-root.ts";
+import { parseManifest, type SecureBootSettings } from "../manifest/index.ts";
 import { buildEpoch } from "./epoch.ts";
 import { defaultCacheDir } from "./inputs/index.ts";
 import { buildRelease, type ReleaseOptions } from "./release/build-release.ts";
@@ -53,7 +54,7 @@ export async function cachedStick(recipe: {
     async (out, workDir) => {
       await buildStick({
         ...unsigned,
-        ...(keys ? { sign: { keys, keepMicrosoft: true, enroll: "force" as const } } : {}),
+        ...(keys ? { sign: { keys, ...(await secureBootSettings(recipe.manifest)) } } : {}),
         out: join(out, "stick.img"),
         epoch: buildEpoch(),
         workDir,
@@ -117,4 +118,11 @@ async function listFiles(dir: string): Promise<string[]> {
     else if (e.isFile() && !e.name.endsWith(".test.ts")) out.push(p);
   }
   return out;
+}
+
+/** The manifest's [secure_boot] settings, or the defaults a signed stick takes without them. */
+async function secureBootSettings(manifest: string): Promise<SecureBootSettings> {
+  const result = parseManifest(await readFile(manifest, "utf8"), manifest);
+  if (!result.ok) throw new Error(`${manifest} is not a valid manifest`);
+  return result.manifest.secureBoot ?? { keepMicrosoft: true, enroll: "force" };
 }

@@ -13,5 +13,6 @@ export type {
   ManifestProblem,
   ManifestResult,
   RebootPolicy,
+  SecureBootSettings,
   StorageRole,
 } from "./types.ts";

@@ -1,8 +1,17 @@
 // Every key the manifest format knows, table by table. An unknown key is an error, not
 // ignored: a misspelt optional key would otherwise silently take its default.
 
-export const TOP_KEYS = ["cluster", "release", "layout", "storage", "machines"] as const;
+export const TOP_KEYS = [
+  "cluster",
+  "release",
+  "layout",
+  "storage",
+  "machines",
+  "secure_boot",
+] as const;
 export const RELEASE_KEYS = ["version"] as const;
+export const SECURE_BOOT_KEYS = ["keep_microsoft", "enroll"] as const;
+export const ENROLL_MODES = ["force", "manual"] as const;
 export const LAYOUT_KEYS = ["esp", "slot", "crash_journal", "state"] as const;
 export const STORAGE_KEYS = ["role", "size"] as const;
 export const MACHINE_KEYS = [

@@ -1,7 +1,14 @@
 // Advice for a key that is unknown where it is but known elsewhere. In TOML every key
 // after a [header] belongs to that table, so a key that is written a few lines too low,
 // or under a missing header, lands in the wrong table.
-import { LAYOUT_KEYS, MACHINE_KEYS, RELEASE_KEYS, SELECTOR_KEYS, STORAGE_KEYS } from "./keys.ts";
+import {
+  LAYOUT_KEYS,
+  MACHINE_KEYS,
+  RELEASE_KEYS,
+  SECURE_BOOT_KEYS,
+  SELECTOR_KEYS,
+  STORAGE_KEYS,
+} from "./keys.ts";
 
 const HOMES: readonly (readonly [readonly string[], string])[] = [
   [RELEASE_KEYS, "[release]"],
@@ -9,6 +16,7 @@ const HOMES: readonly (readonly [readonly string[], string])[] = [
   [MACHINE_KEYS, "a [[machines]] table"],
   [STORAGE_KEYS, "a [[storage]] table"],
   [SELECTOR_KEYS, "a system_disk table"],
+  [SECURE_BOOT_KEYS, "[secure_boot]"],
 ];
 
 /** `where` is how messages name the table the key is in: "in [layout]", "at the top level". */

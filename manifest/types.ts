@@ -51,6 +51,15 @@ export interface Manifest {
   readonly layout: Layout;
   readonly storage: readonly StorageRole[];
   readonly machines: readonly Machine[];
+  /** Present when the cluster's machines boot with Secure Boot: its images must be signed. */
+  readonly secureBoot?: SecureBootSettings;
+}
+
+export interface SecureBootSettings {
+  /** Keep Microsoft's UEFI CA in db beside the cluster's key (option ROMs need it). */
+  readonly keepMicrosoft: boolean;
+  /** systemd-boot's secure-boot-enroll: at once in setup mode, or from its menu. */
+  readonly enroll: "force" | "manual";
 }
 
 /** One problem, located in the file: `FILE:LINE:COL: message (hint)`. */

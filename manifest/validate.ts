@@ -9,6 +9,7 @@ import type { Machine, Manifest } from "./types.ts";
 import { readCluster, readRelease } from "./validate-cluster.ts";
 import { readLayout } from "./validate-layout.ts";
 import { readMachine } from "./validate-machine.ts";
+import { readSecureBoot } from "./validate-secure-boot.ts";
 import { readStorage } from "./validate-storage.ts";
 
 /** The normalized manifest, or undefined when `found` holds an error. */
@@ -20,9 +21,11 @@ export function validate(doc: TomlTable, map: SourceMap, found: Findings): Manif
   const layout = readLayout(ck, doc);
   const storage = readStorage(ck, doc);
   const machines = readMachines(ck, doc);
+  const secureBoot = readSecureBoot(ck, doc);
   if (found.hasErrors) return undefined;
-  if (!cluster || !release || !layout || !storage || !machines) return undefined;
-  return { cluster, release, layout, storage, machines };
+  if (!cluster || !release || !layout || !storage || !machines || secureBoot === null)
+    return undefined;
+  return { cluster, release, layout, storage, machines, ...(secureBoot ? { secureBoot } : {}) };
 }
 
 const MACHINES_HINT = "add a [[machines]] table with name and role for each machine";

@@ -2,7 +2,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { usageError } from "../../common/errors.ts";
+import { LikenError, usageError } from "../../common/errors.ts";
 import { requireRelease } from "../../formats/release.ts";
 import { requireManifest } from "../load-manifest.ts";
 import type { Verb } from "../verb.ts";
@@ -28,8 +28,9 @@ The stick boots to the menu on the screen and on the first serial port. With
 With --sign DIR (keys from liken-stick keys) the stick boots with Secure Boot on:
 systemd-boot and one unified kernel image (kernel, initramfs and the command
 line, --append included) are signed with DIR's db key, and on a machine in setup
-mode systemd-boot enrolls DIR's PK, KEK and db (with Microsoft's UEFI CA) and
-restarts it with Secure Boot on.`,
+mode systemd-boot enrolls DIR's PK, KEK and db (with Microsoft's UEFI CA unless
+the manifest's [secure_boot] says keep_microsoft = false) and restarts it with
+Secure Boot on. A manifest with [secure_boot] is refused without --sign.`,
   options: [
     { name: "manifest", type: "string", value: "FILE", summary: "the cluster manifest (required)" },
     {
@@ -60,12 +61,19 @@ restarts it with Secure Boot on.`,
       throw usageError("missing --release DIR", "see liken-stick image --help");
     if (typeof out !== "string")
       throw usageError("missing --out FILE", "see liken-stick image --help");
-    await requireManifest(manifest, "image", io);
+    const cluster = await requireManifest(manifest, "image", io);
     await requireRelease(release);
+    if (cluster.secureBoot && typeof sign !== "string")
+      throw new LikenError({
+        kind: "refused",
+        what: `${manifest} asks for Secure Boot ([secure_boot]) and the image would not be signed`,
+        hint: "give --sign DIR with the cluster's keys, made by liken-stick keys --out DIR",
+      });
     const keys =
       typeof sign === "string"
         ? await (await import("../../image-build/secure-boot/keys.ts")).readKeys(sign)
         : undefined;
+    const settings = cluster.secureBoot ?? { keepMicrosoft: true, enroll: "force" as const };
     const { buildStick } = await import("../../image-build/stick/build-stick.ts");
     const { buildEpoch } = await import("../../image-build/epoch.ts");
     const workDir = await mkdtemp(join(tmpdir(), "liken-image-"));
@@ -76,7 +84,7 @@ restarts it with Secure Boot on.`,
         releaseDir: release,
         out,
         append: words,
-        ...(keys ? { sign: { keys, keepMicrosoft: true, enroll: "force" as const } } : {}),
+        ...(keys ? { sign: { keys, ...settings } } : {}),
         epoch: buildEpoch(),
         workDir,
       });

@@ -2,15 +2,13 @@
 // and KEK, and db with the cluster's key and, unless the manifest says otherwise,
 // Microsoft's UEFI CA (loader/keys/auto/{PK,KEK,db}.auth).
 import type { KeyVariable } from "../../formats/secure-boot-vars.ts";
+import type { SecureBootSettings } from "../../manifest/index.ts";
 import { enrollmentUpdate, KEY_VARIABLES, type KeySet } from "./keys.ts";
 import { MICROSOFT_OWNER, MICROSOFT_UEFI_CA_2011 } from "./microsoft-uefi-ca.ts";
 
-export interface StickSigning {
+/** The keys, with the manifest's [secure_boot] settings (keep Microsoft's CA, how to enroll). */
+export interface StickSigning extends SecureBootSettings {
   readonly keys: KeySet;
-  /** Keep Microsoft's UEFI CA in db beside the cluster's key. */
-  readonly keepMicrosoft: boolean;
-  /** systemd-boot's secure-boot-enroll: at once (`force`) or from its menu (`manual`). */
-  readonly enroll: "force" | "manual";
 }
 
 /** Each key variable's .auth file, signed at `time` (the build's epoch: reproducible). */

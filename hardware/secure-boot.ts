@@ -1,0 +1,64 @@
+// The firmware's Secure Boot state and keys, from efivarfs (each variable a file
+// NAME-VENDORGUID: 4 bytes of attributes, then the value; UEFI spec 2.10, 3.3 and 32.4).
+import { X509Certificate } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  decodeSignatureLists,
+  EFI_GLOBAL_VARIABLE,
+  EFI_IMAGE_SECURITY_DATABASE,
+} from "../formats/secure-boot-vars.ts";
+
+/**
+ * `enabled`: the firmware checks every EFI program against db; `disabled`: it checks
+ * nothing; `setup-mode`: no PK is enrolled, so anyone may enroll keys (and nothing is
+ * checked): where the liken stick enrolls the cluster's.
+ */
+export type SecureBootState = "enabled" | "disabled" | "setup-mode";
+
+export interface SecureBootFacts {
+  readonly state: SecureBootState;
+  /** The common names of the certificates in PK, KEK and db. */
+  readonly keys: {
+    readonly pk: readonly string[];
+    readonly kek: readonly string[];
+    readonly db: readonly string[];
+  };
+}
+
+const EFIVARS = "sys/firmware/efi/efivars";
+
+/** The facts under `root` (a test's folder, or "/"); undefined without UEFI variables. */
+export async function readSecureBoot(root = "/"): Promise<SecureBootFacts | undefined> {
+  const value = (name: string, guid: string) =>
+    readFile(join(root, EFIVARS, `${name}-${guid.toLowerCase()}`)).then(
+      (raw) => raw.subarray(4),
+      () => undefined,
+    );
+  const [secureBoot, setupMode, pk, kek, db] = await Promise.all([
+    value("SecureBoot", EFI_GLOBAL_VARIABLE),
+    value("SetupMode", EFI_GLOBAL_VARIABLE),
+    value("PK", EFI_GLOBAL_VARIABLE),
+    value("KEK", EFI_GLOBAL_VARIABLE),
+    value("db", EFI_IMAGE_SECURITY_DATABASE),
+  ]);
+  if (secureBoot === undefined && setupMode === undefined) return undefined;
+  const state: SecureBootState =
+    setupMode?.[0] === 1 ? "setup-mode" : secureBoot?.[0] === 1 ? "enabled" : "disabled";
+  return { state, keys: { pk: names(pk), kek: names(kek), db: names(db) } };
+}
+
+function names(value: Buffer | undefined): string[] {
+  if (!value) return [];
+  return decodeSignatureLists(value).map((e) => commonName(e.certificate));
+}
+
+/** A certificate's CN (its whole subject when it has none), or "unreadable certificate". */
+export function commonName(der: Buffer): string {
+  try {
+    const subject = new X509Certificate(der).subject;
+    return /^CN=(.*)$/m.exec(subject)?.[1] ?? subject.replaceAll("\n", ", ");
+  } catch {
+    return "unreadable certificate";
+  }
+}
