@@ -3,9 +3,9 @@
 // and the directory is synced, so an entry is either there whole or not there.
 import { copyFile, mkdir, open, readdir, rename, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { entryText, type SlotRoot, slotDir } from "../formats/boot-entries.ts";
+import { entryText, SLOT_UKI, type SlotRoot, slotDir } from "../formats/boot-entries.ts";
 import { parseEntryName } from "../formats/entry-name.ts";
-import { requireRelease } from "../formats/release.ts";
+import { RELEASE_UKI, type ReleaseInfo, requireRelease } from "../formats/release.ts";
 import type { EntryAction } from "./boot-plan.ts";
 import type { Entry, Slot } from "./types.ts";
 
@@ -31,26 +31,30 @@ export async function applyEntryActions(
   actions: readonly EntryAction[],
   partUuids: Readonly<Record<Slot, string>>,
 ): Promise<void> {
-  const roots = new Map<Slot, Promise<SlotRoot>>();
+  const roots = new Map<Slot, ReturnType<typeof slotRoot>>();
   const rootOf = (slot: Slot) => {
-    if (!roots.has(slot)) roots.set(slot, slotRoot(esp, slot, partUuids[slot]));
-    return roots.get(slot) as Promise<SlotRoot>;
+    const known = roots.get(slot) ?? slotRoot(esp, slot, partUuids[slot]);
+    roots.set(slot, known);
+    return known;
   };
   for (const action of actions) {
     const path = join(esp, ENTRIES, action.fileName);
     if (action.op === "remove") await unlink(path).catch(() => undefined);
-    else
-      await replaceFile(
-        path,
-        entryText(action.slot, action.version, await rootOf(action.slot), action.rank),
-      );
+    else {
+      const { root, signed } = await rootOf(action.slot);
+      await replaceFile(path, entryText(action.slot, action.version, root, action.rank, signed));
+    }
     await syncDir(join(esp, ENTRIES));
   }
 }
 
-async function slotRoot(esp: string, slot: Slot, partUuid: string): Promise<SlotRoot> {
+async function slotRoot(
+  esp: string,
+  slot: Slot,
+  partUuid: string,
+): Promise<{ root: SlotRoot; signed: boolean }> {
   const release = await requireRelease(join(esp, slotDir(slot)));
-  return { partUuid, verity: release.verity };
+  return { root: { partUuid, verity: release.verity }, signed: release.signed };
 }
 
 /** Forgets what a slot holds (before its partition is written): inspect then reads it empty. */
@@ -59,17 +63,33 @@ export async function forgetSlot(esp: string, slot: Slot): Promise<void> {
   await syncDir(join(esp, slotDir(slot))).catch(() => undefined);
 }
 
-/** The kernel, initrd and release.toml of a release, into its slot's folder; release.toml last. */
-export async function installSlotFiles(esp: string, slot: Slot, releaseDir: string): Promise<void> {
+/**
+ * A release's boot files into its slot's folder: the kernel and initrd, or a signed
+ * release's unified kernel image (the other kind's files, left from the slot's last release,
+ * go); release.toml last.
+ */
+export async function installSlotFiles(
+  esp: string,
+  slot: Slot,
+  release: ReleaseInfo,
+): Promise<void> {
   const dir = join(esp, slotDir(slot));
   await mkdir(dir, { recursive: true });
-  for (const name of ["vmlinuz", "initrd.img", "release.toml"]) {
-    const temporary = join(dir, `${name}.new`);
-    await copyFile(join(releaseDir, name), temporary);
+  const boot: [string, string][] = release.signed
+    ? [[RELEASE_UKI, SLOT_UKI]]
+    : [
+        ["vmlinuz", "vmlinuz"],
+        ["initrd.img", "initrd.img"],
+      ];
+  for (const [from, to] of [...boot, ["release.toml", "release.toml"]]) {
+    const temporary = join(dir, `${to}.new`);
+    await copyFile(join(release.dir, from as string), temporary);
     await fsyncFile(temporary);
-    await rename(temporary, join(dir, name));
+    await rename(temporary, join(dir, to as string));
     await syncDir(dir);
   }
+  const stale = release.signed ? ["vmlinuz", "initrd.img"] : [SLOT_UKI];
+  for (const name of stale) await unlink(join(dir, name)).catch(() => undefined);
 }
 
 async function replaceFile(path: string, text: string): Promise<void> {

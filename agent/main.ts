@@ -13,8 +13,10 @@ import { realpathSync } from "node:fs";
 import { mkdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { LikenError } from "../common/errors.ts";
+import { BOOT_ROOT } from "../formats/boot-interface.ts";
 import { SYSTEM_LABELS } from "../formats/gpt-types.ts";
 import type { BootIdentity } from "../formats/identity.ts";
+import { readSecureBoot } from "../hardware/secure-boot.ts";
 import { mount, syncAll, umount } from "../tools/mount.ts";
 import { rebootNow } from "../tools/reboot.ts";
 import {
@@ -156,6 +158,7 @@ async function main(): Promise<number> {
     lastCrash: crashes.newest,
     root: rootOf(boot),
     watchdog: watchdog?.identity ?? null,
+    secureBoot: (await readSecureBoot())?.state ?? null,
   };
   const networked = async () => ({ ...base, network: await network });
   let record = (await readRecord()) ?? EMPTY_RECORD;
@@ -263,8 +266,12 @@ async function bringUpPorts(
 // Which disk, slot and entry this boot came from (the ESP stays mounted for the steps after).
 async function identify(version: string): Promise<Boot> {
   const cmdline = await kernelCommandLine();
-  const slotWord = cmdline.get("liken.slot");
-  const root = (cmdline.get("root") ?? "").replace(/^PARTUUID=/i, "");
+  // A signed release's command line names no slot or root: the initramfs wrote what it found.
+  const [recordSlot, recordRoot] = (await readFile(BOOT_ROOT, "utf8").catch(() => ""))
+    .trim()
+    .split(" ");
+  const slotWord = cmdline.get("liken.slot") ?? recordSlot;
+  const root = (cmdline.get("root") ?? "").replace(/^PARTUUID=/i, "") || (recordRoot ?? "");
   const all = await partitions();
   const disk = bootDisk(all, root);
   if (!disk)

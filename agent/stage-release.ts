@@ -114,7 +114,7 @@ export async function stageRelease(input: StageInput): Promise<void> {
   } finally {
     await handle.close();
   }
-  await installSlotFiles(input.esp, decision.slot, releaseDir);
+  await installSlotFiles(input.esp, decision.slot, release);
   await applyEntryActions(
     input.esp,
     [stagedEntry(decision.slot, decision.version)],

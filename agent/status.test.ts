@@ -22,6 +22,7 @@ function input(over: Partial<StatusInput> = {}): StatusInput {
     previous: null,
     root: { partUuid: "62b67372-f6f3-8add-9fbd-37c635f1cff0", verity: true },
     watchdog: null,
+    secureBoot: "enabled",
     network: {
       modules: [],
       modulesApplied: { status: "True", reason: "NoModulesDeclared", message: "" },
@@ -62,6 +63,7 @@ describe("machineStatus", () => {
         systemRejection: null,
         root: { partUuid: "62b67372-f6f3-8add-9fbd-37c635f1cff0", verity: true },
         watchdog: null,
+        secureBoot: "enabled",
       },
       lastCrash: null,
       modules: [],
@@ -192,10 +194,17 @@ describe("machineStatus", () => {
     });
   });
 
-  it("marks a trial boot, with the watchdog that armed it and the root's partition", () => {
+  it("marks a trial boot, with the watchdog that armed it, the root's partition and Secure Boot", () => {
     expect(
-      machineStatus(input({ trial: true, slot: "b", version: "2.0.0", watchdog: "i6300ESB timer" }))
-        .boot,
+      machineStatus(
+        input({
+          trial: true,
+          slot: "b",
+          version: "2.0.0",
+          watchdog: "i6300ESB timer",
+          secureBoot: "disabled",
+        }),
+      ).boot,
     ).toEqual({
       slot: "b",
       version: "2.0.0",
@@ -203,6 +212,7 @@ describe("machineStatus", () => {
       systemRejection: null,
       root: { partUuid: "62b67372-f6f3-8add-9fbd-37c635f1cff0", verity: true },
       watchdog: "i6300ESB timer",
+      secureBoot: "disabled",
     });
   });
 });

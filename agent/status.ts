@@ -2,6 +2,7 @@
 // field a closed enum, a number, a version, a slot or a time, except the messages, which
 // are sanitized to one line. A condition keeps its lastTransitionTime while its status holds.
 import { sanitizeMessage } from "../common/sanitize.ts";
+import type { SecureBootState } from "../hardware/secure-boot.ts";
 import type { ConditionPart, ModuleStatus } from "./declared-modules.ts";
 import type { CrashRecord, Rejection, Slot, StagingRejectedReason } from "./types.ts";
 
@@ -40,6 +41,8 @@ export interface MachineStatus {
     readonly root: BootRoot;
     /** The watchdog that armed this trial (the kernel's name for it); null when none did or no trial. */
     readonly watchdog: string | null;
+    /** The firmware's Secure Boot state at this boot; null without UEFI variables. */
+    readonly secureBoot: SecureBootState | null;
   };
   readonly lastCrash: CrashRecord | null;
   /** Each declared module's parameters as the kernel reads them back. */
@@ -70,6 +73,7 @@ export interface StatusInput {
   readonly previous: MachineStatus | null;
   readonly root: BootRoot;
   readonly watchdog: string | null;
+  readonly secureBoot: SecureBootState | null;
   readonly network: BootNetwork;
 }
 
@@ -147,6 +151,7 @@ export function machineStatus(input: StatusInput): MachineStatus {
       systemRejection: rejection,
       root: input.root,
       watchdog: input.watchdog && sanitizeMessage(input.watchdog),
+      secureBoot: input.secureBoot,
     },
     lastCrash: input.lastCrash && {
       ...input.lastCrash,

@@ -72,19 +72,49 @@ export const SORT_KEYS: Readonly<Record<EntryRank, string>> = {
   previous: "liken-2-previous",
 };
 
+/**
+ * The command line inside a signed release's unified kernel image: built before the release
+ * has a slot, so it names the root only by its verity root hash; the initramfs finds the
+ * slot from the entry systemd-boot chose (LoaderEntrySelected) on the disk it booted from.
+ */
+export function signedKernelOptions(verity: SlotRoot["verity"]): string {
+  return [
+    "ro",
+    `liken.verity=${verity.rootHash}:${verity.dataBlocks}`,
+    "console=tty0",
+    "console=ttyS0,115200",
+    "panic=10",
+  ].join(" ");
+}
+
+/**
+ * An entry: the kernel and initrd with the slot's command line, or, for a signed release,
+ * its unified kernel image, whose command line is inside its signature (no `options` line:
+ * with Secure Boot on the stub would ignore it, and without, it would replace the signed one).
+ * Title, version and sort-key stay here, so boot counting and ranking work the same.
+ */
 export function entryText(
   slot: Slot,
   version: string,
   root: SlotRoot,
   rank: EntryRank = "proven",
+  signed = false,
 ): string {
+  const boot = signed
+    ? [`efi /${slotDir(slot)}/${SLOT_UKI}`]
+    : [
+        `linux /${slotDir(slot)}/vmlinuz`,
+        `initrd /${slotDir(slot)}/initrd.img`,
+        `options ${kernelOptions(slot, root)}`,
+      ];
   return [
     `title liken ${version} (slot ${slot}${rank === "proven" ? "" : `, ${rank}`})`,
     `version ${version}`,
     `sort-key ${SORT_KEYS[rank]}`,
-    `linux /${slotDir(slot)}/vmlinuz`,
-    `initrd /${slotDir(slot)}/initrd.img`,
-    `options ${kernelOptions(slot, root)}`,
+    ...boot,
     "",
   ].join("\n");
 }
+
+/** A signed release's unified kernel image in its slot's folder on the ESP. */
+export const SLOT_UKI = "liken.efi";

@@ -31,3 +31,10 @@ export const PORT_WAIT_SECONDS = 30;
  * never missing from a list.
  */
 export const STICK_DRIVERS_LOADING = "/run/liken-stick/drivers-loading";
+
+/**
+ * The slot the initramfs mounted and its partition, as `SLOT PARTUUID` (written before it
+ * switches to the root): a signed release's command line names neither, so the initramfs
+ * finds them from systemd-boot's variables and the boot agent reads them here.
+ */
+export const BOOT_ROOT = "/run/liken/boot-root";

@@ -5,16 +5,17 @@ import { createReadStream } from "node:fs";
 import { stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { MIB } from "../common/size.ts";
-import { RELEASE_FILES, type Verity } from "./release.ts";
+import { RELEASE_FILES, RELEASE_UKI, type Verity } from "./release.ts";
 
 export async function writeReleaseToml(
   dir: string,
   version: string,
   kernel: string,
   verity: Verity,
+  signed = false,
 ): Promise<void> {
   const lines = [`version = "${version}"`, `kernel = "${kernel}"`, "", "[files]"];
-  for (const name of RELEASE_FILES) {
+  for (const name of signed ? [...RELEASE_FILES, RELEASE_UKI] : RELEASE_FILES) {
     const path = join(dir, name);
     const hash = createHash("sha256");
     for await (const chunk of createReadStream(path, { highWaterMark: 4 * MIB }))

@@ -22,6 +22,12 @@ export interface ReleaseInfo {
   /** Size of rootfs.img: what a slot must hold. */
   readonly rootfsSize: number;
   readonly verity: Verity;
+  /**
+   * A release built with --sign: liken.efi, one unified kernel image (kernel, initramfs and
+   * the command line with the verity root hash) signed with the cluster's db key, is what
+   * its boot entries start; systemd-bootx64.efi is signed too.
+   */
+  readonly signed: boolean;
 }
 
 /**
@@ -41,6 +47,9 @@ export const RELEASE_FILES = [
   "systemd-bootx64.efi",
   "boot-modules.json",
 ];
+
+/** The signed unified kernel image of a release built with --sign. */
+export const RELEASE_UKI = "liken.efi";
 
 /** The release in `dir`, or a ReleaseInvalid refusal saying what is wrong with it. */
 export async function requireRelease(dir: string): Promise<ReleaseInfo> {
@@ -82,7 +91,8 @@ export async function requireRelease(dir: string): Promise<ReleaseInfo> {
   )
     throw invalid("release.toml has no [verity] root_hash and data_blocks");
   const checked: Record<string, ReleaseFile> = {};
-  for (const name of RELEASE_FILES) {
+  const signed = RELEASE_UKI in files;
+  for (const name of signed ? [...RELEASE_FILES, RELEASE_UKI] : RELEASE_FILES) {
     const f = files[name];
     if (
       !f ||
@@ -101,6 +111,7 @@ export async function requireRelease(dir: string): Promise<ReleaseInfo> {
     files: checked,
     rootfsSize: (checked["rootfs.img"] as ReleaseFile).size,
     verity: { rootHash: verity.root_hash, dataBlocks: verity.data_blocks },
+    signed,
   };
 }
 

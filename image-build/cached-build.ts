@@ -20,12 +20,32 @@ const SOURCE_FILES = ["package-lock.json"];
 export type ReleaseRecipe = Pick<
   ReleaseOptions,
   "version" | "withoutModules" | "fault" | "noiseMiB"
->;
+> & {
+  /** A key folder (liken-stick keys): a release signed for Secure Boot. */
+  readonly signKeys?: string;
+};
 
 export async function cachedRelease(recipe: ReleaseRecipe): Promise<string> {
-  return cached("release", recipe, async (out, workDir) => {
-    await buildRelease({ ...recipe, out, epoch: buildEpoch(), workDir });
+  const { signKeys, ...unsigned } = recipe;
+  const keys = signKeys ? await readKeys(signKeys) : undefined;
+  const key = { ...unsigned, keys: signKeys ? await keysHash(signKeys) : null };
+  return cached("release", key, async (out, workDir) => {
+    await buildRelease({
+      ...unsigned,
+      ...(keys ? { sign: keys } : {}),
+      out,
+      epoch: buildEpoch(),
+      workDir,
+    });
   });
+}
+
+/** What a key folder's signatures depend on: its certificates and owner (the keys match them). */
+async function keysHash(dir: string): Promise<string> {
+  const hash = createHash("sha256");
+  for (const f of ["owner.guid", "PK.crt", "KEK.crt", "db.crt"])
+    hash.update(await readFile(join(dir, f)));
+  return hash.digest("hex");
 }
 
 export async function cachedStick(recipe: {
@@ -43,14 +63,14 @@ export async function cachedStick(recipe: {
   const manifestHash = await fileHash(recipe.manifest);
   const releaseHash = await fileHash(join(recipe.releaseDir, "release.toml"));
   const keys = signKeys ? await readKeys(signKeys) : undefined;
-  const keysHash = signKeys
-    ? await Promise.all(
-        ["owner.guid", "PK.crt", "KEK.crt", "db.crt"].map((f) => fileHash(join(signKeys, f))),
-      )
-    : null;
   const dir = await cached(
     "stick",
-    { manifestHash, releaseHash, append: recipe.append ?? [], keysHash },
+    {
+      manifestHash,
+      releaseHash,
+      append: recipe.append ?? [],
+      keys: signKeys ? await keysHash(signKeys) : null,
+    },
     async (out, workDir) => {
       await buildStick({
         ...unsigned,

@@ -7,10 +7,11 @@ import {
   entryFileName,
   entryText,
   loaderConf,
+  SLOT_UKI,
   type Slot,
   slotDir,
 } from "../formats/boot-entries.ts";
-import type { ReleaseInfo } from "../formats/release.ts";
+import { RELEASE_UKI, type ReleaseInfo } from "../formats/release.ts";
 import { makeVfat } from "../tools/mkfs.ts";
 import { copyIntoFat, makeFatDirs } from "../tools/mtools.ts";
 
@@ -39,21 +40,31 @@ export async function buildEsp(input: EspInput): Promise<void> {
   const loader = join(input.workDir, "loader.conf");
   const entry = join(input.workDir, "entry.conf");
   await writeFile(loader, loaderConf());
+  const { release } = input;
   await writeFile(
     entry,
-    entryText(input.slot, input.release.version, {
-      partUuid: input.rootPartUuid,
-      verity: input.release.verity,
-    }),
+    entryText(
+      input.slot,
+      release.version,
+      { partUuid: input.rootPartUuid, verity: release.verity },
+      "proven",
+      release.signed,
+    ),
   );
+  // A signed release's files are copied as they are: a signature covers every byte.
+  const boot: [string, string][] = release.signed
+    ? [[join(release.dir, RELEASE_UKI), `${dir}/${SLOT_UKI}`]]
+    : [
+        [join(release.dir, "vmlinuz"), `${dir}/vmlinuz`],
+        [join(release.dir, "initrd.img"), `${dir}/initrd.img`],
+      ];
   const files: [string, string][] = [
-    [join(input.release.dir, "systemd-bootx64.efi"), ESP_LOADER],
+    [join(release.dir, "systemd-bootx64.efi"), ESP_LOADER],
     [loader, "loader/loader.conf"],
-    [entry, `loader/entries/${entryFileName(input.slot, input.release.version)}`],
-    [join(input.release.dir, "vmlinuz"), `${dir}/vmlinuz`],
-    [join(input.release.dir, "initrd.img"), `${dir}/initrd.img`],
+    [entry, `loader/entries/${entryFileName(input.slot, release.version)}`],
+    ...boot,
     // The slot's release.toml: the version and the hashes `inspect` checks the slot against.
-    [join(input.release.dir, "release.toml"), `${dir}/release.toml`],
+    [join(release.dir, "release.toml"), `${dir}/release.toml`],
   ];
   for (const [source, target] of files) await copyIntoFat(input.image, source, target);
 }

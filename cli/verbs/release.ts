@@ -20,6 +20,13 @@ the root's init and health checks), systemd-bootx64.efi, boot-modules.json and
 release.toml with the size and sha256 of each file and the verity root hash. Two builds from the same inputs are
 byte-identical (SOURCE_DATE_EPOCH sets every timestamp).
 
+With --sign DIR (keys from liken-stick keys) the release boots with Secure Boot
+on: liken.efi, a unified kernel image holding the kernel, the initramfs and the
+command line with the root's verity hash, and systemd-bootx64.efi are signed
+with DIR's db key; the installer copies them unchanged and the boot entries
+start liken.efi, so nothing on the disk changes what boots without breaking
+the signature.
+
 For tests: --without-module leaves a module (and what needs it) out of the boot
 path; --fault makes the release fail on purpose: health (a health check fails),
 panic (the kernel crashes during the health checks), hang (the root stops before
@@ -41,6 +48,12 @@ root changed after its hash tree was made).`,
       summary: "leave a module out of the boot path (repeatable)",
     },
     {
+      name: "sign",
+      type: "string",
+      value: "DIR",
+      summary: "sign for Secure Boot with the keys in DIR (liken-stick keys)",
+    },
+    {
       name: "fault",
       type: "string",
       value: "KIND",
@@ -48,7 +61,7 @@ root changed after its hash tree was made).`,
     },
   ],
   async run(args, io) {
-    const { version, out, fault } = args.options;
+    const { version, out, fault, sign } = args.options;
     if (typeof version !== "string")
       throw usageError("missing --version V", "see liken-stick release --help");
     if (typeof out !== "string")
@@ -60,6 +73,10 @@ root changed after its hash tree was made).`,
       );
     }
     const without = (args.options["without-module"] as string[] | undefined) ?? [];
+    const keys =
+      typeof sign === "string"
+        ? await (await import("../../image-build/secure-boot/keys.ts")).readKeys(sign)
+        : undefined;
     const { buildRelease } = await import("../../image-build/release/build-release.ts");
     const { buildEpoch } = await import("../../image-build/epoch.ts");
     const workDir = await mkdtemp(join(tmpdir(), "liken-release-"));
@@ -68,6 +85,7 @@ root changed after its hash tree was made).`,
         version,
         out,
         withoutModules: without,
+        ...(keys ? { sign: keys } : {}),
         ...(fault ? { fault: fault as (typeof FAULTS)[number] } : {}),
         epoch: buildEpoch(),
         workDir,
@@ -75,7 +93,7 @@ root changed after its hash tree was made).`,
     } finally {
       await rm(workDir, { recursive: true, force: true });
     }
-    io.out(`Built release ${version} in ${out}.\n`);
+    io.out(`Built release ${version} in ${out}${keys ? `, signed with ${sign}/db.key` : ""}.\n`);
     return 0;
   },
 };

@@ -6,10 +6,11 @@
 // systemd-boot, boot-modules.json and release.toml. Test releases take fault knobs and can
 // leave modules out.
 import { createCipheriv, createHash } from "node:crypto";
-import { chmod, copyFile, mkdir, open, rm, symlink, writeFile } from "node:fs/promises";
+import { chmod, copyFile, mkdir, open, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { MIB } from "../../common/size.ts";
-import type { Verity } from "../../formats/release.ts";
+import { signedKernelOptions } from "../../formats/boot-entries.ts";
+import { RELEASE_UKI, type Verity } from "../../formats/release.ts";
 import { writeReleaseToml } from "../../formats/release-toml.ts";
 import { makeErofs } from "../../tools/mkfs-erofs.ts";
 import { bundleAgent } from "../bundle.ts";
@@ -25,6 +26,9 @@ import {
   resolveLibraries,
 } from "../inputs/index.ts";
 import { installModules } from "../modules-install.ts";
+import type { KeySet } from "../secure-boot/keys.ts";
+import { signPe } from "../secure-boot/sign-pe.ts";
+import { buildUki } from "../secure-boot/uki.ts";
 import { requireUnpackedInputs, type UnpackedInputs } from "../unpacked.ts";
 import { appendVerityTree } from "../verity-image.ts";
 import type { ReleaseFault } from "./faults.ts";
@@ -81,6 +85,8 @@ export interface ReleaseOptions {
   readonly fault?: ReleaseFault;
   /** MiB of deterministic noise in the root filesystem: a release whose slot write takes a while (the power-loss test). */
   readonly noiseMiB?: number;
+  /** Sign with this key set's db: liken.efi (a unified kernel image) and systemd-boot. */
+  readonly sign?: KeySet;
   /** Every timestamp in the outputs (SOURCE_DATE_EPOCH). */
   readonly epoch: number;
   readonly workDir: string;
@@ -103,8 +109,25 @@ export async function buildRelease(o: ReleaseOptions): Promise<void> {
   await buildInitramfs(tree, join(o.out, "initrd.img"), o.epoch, join(o.workDir, "initrd.cpio"));
 
   await copyFile(inputs.vmlinuz, join(o.out, "vmlinuz"));
-  await copyFile(inputs.systemdBoot, join(o.out, "systemd-bootx64.efi"));
   const root = await buildRootfs(o, inputs, join(o.workDir, "rootfs-tree"));
+  if (o.sign) {
+    const db = o.sign.signers.db;
+    await writeFile(
+      join(o.out, "systemd-bootx64.efi"),
+      signPe(await readFile(inputs.systemdBoot), db),
+    );
+    const uki = buildUki({
+      stub: await readFile(inputs.efiStub),
+      kernel: await readFile(inputs.vmlinuz),
+      initrd: await readFile(join(o.out, "initrd.img")),
+      cmdline: signedKernelOptions(root.verity),
+      osRelease: osRelease(o.version),
+    });
+    await writeFile(join(o.out, RELEASE_UKI), signPe(uki, db));
+  } else {
+    await copyFile(inputs.systemdBoot, join(o.out, "systemd-bootx64.efi"));
+    await rm(join(o.out, RELEASE_UKI), { force: true });
+  }
   for (const [name, files] of root.firmware) firmware.set(name, files);
   const listed = releaseBootModules(
     await readModuleIndex(inputs.root),
@@ -113,7 +136,7 @@ export async function buildRelease(o: ReleaseOptions): Promise<void> {
     firmware,
   );
   await writeFile(join(o.out, "boot-modules.json"), `${JSON.stringify(listed, null, 2)}\n`);
-  await writeReleaseToml(o.out, o.version, inputs.kernelVersion, root.verity);
+  await writeReleaseToml(o.out, o.version, inputs.kernelVersion, root.verity, o.sign !== undefined);
 }
 
 // The root: busybox, Node.js with its libraries, the boot agent, the init and the health
@@ -154,15 +177,8 @@ async function buildRootfs(
   );
   for (const [name, text] of healthChecks(o.fault ?? null))
     await writeFile(join(tree, "usr/lib/liken/health.d", name), text, { mode: 0o755 });
-  const osRelease = [
-    `NAME="liken"`,
-    "ID=liken",
-    `VERSION_ID=${o.version}`,
-    `PRETTY_NAME="liken ${o.version}"`,
-    "",
-  ].join("\n");
-  await writeFile(join(tree, "usr/lib/os-release"), osRelease);
-  await writeFile(join(tree, "etc/os-release"), osRelease);
+  await writeFile(join(tree, "usr/lib/os-release"), osRelease(o.version));
+  await writeFile(join(tree, "etc/os-release"), osRelease(o.version));
   await writeFile(join(tree, "usr/lib/liken/version"), `${o.version}\n`);
   const modules = await installRootModules(inputs, tree, o.withoutModules ?? []);
   // The kernel asks for modules itself (libphy for a NIC's PHY driver: r8169 fails without
@@ -185,6 +201,16 @@ async function buildRootfs(
   // installer's and the staging's sha256 of rootfs.img hold, dm-verity refuses the block.
   if (o.fault === "verity") await flipByte(image, 0);
   return { verity, modules, firmware };
+}
+
+function osRelease(version: string): string {
+  return [
+    `NAME="liken"`,
+    "ID=liken",
+    `VERSION_ID=${version}`,
+    `PRETTY_NAME="liken ${version}"`,
+    "",
+  ].join("\n");
 }
 
 // The test release's health checks (docs/rollback.md, What a release's root does): each

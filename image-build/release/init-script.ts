@@ -4,6 +4,7 @@
 // trial a watchdog is armed in its first lines, and every failure resets the machine; on
 // the proven slot a failure holds the console with what to do, so a machine never loops.
 import {
+  BOOT_ROOT,
   INITRAMFS_MODULES,
   LOADER_GUID,
   TRIAL_FAILURE_VARIABLE,
@@ -114,8 +115,36 @@ if [ -n "$trial" ]; then
   fi
 fi
 
-[ -n "$partuuid" ] && [ -n "$slot" ] && [ -n "$verity" ] ||
-  fail "the boot entry names no root=PARTUUID=, liken.slot= or liken.verity=" "boot the stick and select wipe and reinstall"
+# A signed release's command line (inside its unified kernel image, made before it had a
+# slot) names only the root's verity hash: the slot is the one in the name of the entry
+# systemd-boot chose (liken-SLOT-VERSION...), on the disk whose ESP it started from.
+loader_var() {
+  tail -c +5 /sys/firmware/efi/efivars/$1-${LOADER_GUID} 2>/dev/null | tr -d '\\000'
+}
+esp_partuuid=
+if [ -z "$slot" ]; then
+  case "$(loader_var LoaderEntrySelected)" in
+    liken-a-*) slot=a ;;
+    liken-b-*) slot=b ;;
+  esac
+  esp_partuuid=$(loader_var LoaderDevicePartUUID | tr A-F a-f)
+fi
+
+[ -n "$slot" ] && [ -n "$verity" ] && [ -n "$partuuid$esp_partuuid" ] ||
+  fail "the boot entry names no slot (liken.slot= or a liken-SLOT entry), no root or no liken.verity=" "boot the stick and select wipe and reinstall"
+
+# The partition labelled liken-SLOT on the disk holding the ESP systemd-boot started from.
+slot_on_boot_disk() {
+  esp_device=$(blkid -c /dev/null -l -o device -t PARTUUID="$esp_partuuid" 2>/dev/null)
+  [ -n "$esp_device" ] || return
+  disk=$(basename "$(readlink -f /sys/class/block/\${esp_device#/dev/}/..)")
+  for candidate in $(blkid -c /dev/null -o device -t PARTLABEL="liken-$slot" 2>/dev/null); do
+    if [ "$(basename "$(readlink -f /sys/class/block/\${candidate#/dev/}/..)")" = "$disk" ]; then
+      echo "$candidate"
+      return
+    fi
+  done
+}
 
 # The storage drivers the release has, at once (far faster under emulation than reading
 # every modalias), then by modalias in rounds: a bus driver (virtio_pci, ahci) brings new
@@ -127,13 +156,19 @@ modprobe -qa ext4 vfat nls_cp437 nls_ascii nls_utf8 2>/dev/null &
 filesystems=$!
 device=
 for round in $(seq 1 75); do
-  device=$(blkid -c /dev/null -l -o device -t PARTUUID="$partuuid" 2>/dev/null)
+  if [ -n "$partuuid" ]; then
+    device=$(blkid -c /dev/null -l -o device -t PARTUUID="$partuuid" 2>/dev/null)
+  else
+    device=$(slot_on_boot_disk)
+  fi
   [ -n "$device" ] && break
   [ $((round % 5)) -eq 0 ] && load_by_modalias
   sleep 0.2
 done
 [ -n "$device" ] ||
-  fail "no partition PARTUUID=$partuuid (slot $slot): the disk or its driver is missing" "run the hardware report from the stick"
+  fail "no partition \${partuuid:+PARTUUID=$partuuid}\${esp_partuuid:+liken-$slot beside the ESP PARTUUID=$esp_partuuid} (slot $slot): the disk or its driver is missing" "run the hardware report from the stick"
+[ -n "$partuuid" ] || partuuid=$(blkid -c /dev/null -s PARTUUID -o value "$device")
+echo "$slot $partuuid" > ${BOOT_ROOT}
 
 # Every block the root reads is checked against the entry's root hash: the hash tree
 # follows the data blocks in the slot (docs/install.md, The slots).

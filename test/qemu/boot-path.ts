@@ -6,7 +6,7 @@ import { copyFile, mkdir, readdir, rm, stat, truncate, writeFile } from "node:fs
 import { join } from "node:path";
 import { buildGptImage } from "../../image-build/gpt-image.ts";
 import { makeExt4 } from "../../tools/mkfs.ts";
-import type { VmNic } from "../../tools/qemu.ts";
+import type { OvmfKind, VmNic } from "../../tools/qemu.ts";
 import { cli } from "../cli.ts";
 import { sparseFile } from "../disk-files.ts";
 import { startVm, type Vm } from "./harness.ts";
@@ -96,6 +96,7 @@ export function bootMachine(
     watchdog?: "i6300esb" | "ib700" | "none";
     machine?: "q35" | "pc";
     nics?: readonly VmNic[];
+    firmware?: OvmfKind;
   } = {},
 ): Promise<Vm> {
   const { medium, ...rest } = options;
