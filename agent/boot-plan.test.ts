@@ -63,6 +63,22 @@ describe("identifyBoot", () => {
     expect(id).toMatchObject({ kind: "trial", slot: "b", version: "2.0.0" });
   });
 
+  it("is the proven boot when the trial's image failed to start and systemd-boot, started again, booted the proven entry", () => {
+    // LoaderBootCountPath is volatile: it still names the trial systemd-boot counted down
+    // before the firmware refused its image.
+    const es = entries("liken-a-1.0.0.conf", "liken-b-2.0.0+0-1.conf");
+    const id = identifyBoot(
+      facts({
+        version: "1.0.0",
+        cmdlineSlot: "a",
+        loaderEntrySelected: "liken-a-1.0.0.conf",
+        loaderBootCountPath: "\\loader\\entries\\liken-b-2.0.0+0-1.conf",
+        entries: es,
+      }),
+    );
+    expect(id).toEqual({ kind: "proven", slot: "a", version: "1.0.0", entry: es[0] });
+  });
+
   it("is a trial when the booted entry still carries a counter the loader did not count down", () => {
     const es = entries("liken-a-1.0.0.conf", "liken-b-2.0.0+1-0.conf");
     const id = identifyBoot(facts({ loaderEntrySelected: "liken-b-2.0.0+1-0", entries: es }));
@@ -289,6 +305,31 @@ describe("rejectionFor", () => {
       NOW,
     );
     expect(r.reason).toBe("Crashed");
+  });
+
+  it("is BootImageRefused when systemd-boot counted the trial down in this same power-on", () => {
+    const r = rejectionFor(
+      rejected,
+      { trial: null, rejection: null },
+      [],
+      NOW,
+      null,
+      "\\loader\\entries\\liken-b-2.0.0+0-1.conf",
+    );
+    expect(r).toMatchObject({ reason: "BootImageRefused", attempts: 1 });
+    expect(r.message).toMatch(
+      /^the trial's image never started: the firmware or systemd-boot refused it/,
+    );
+    // A counted-down entry of another release is not this trial's.
+    const other = rejectionFor(
+      rejected,
+      { trial: null, rejection: null },
+      [],
+      NOW,
+      null,
+      "\\loader\\entries\\liken-b-3.0.0+0-1.conf",
+    );
+    expect(other.reason).toBe("NoBootComplete");
   });
 
   it("is NoBootComplete with the initramfs's reason when the trial never reached its root", () => {

@@ -72,7 +72,13 @@ export function identifyBoot(facts: BootFacts): BootIdentity {
       reason: `the boot loader chose release ${fromLoader.version} but slot ${slot} booted release ${facts.version}`,
     };
   const entry = facts.entries.find((e) => e.slot === slot && e.version === facts.version) ?? null;
-  const trial = facts.loaderBootCountPath !== null || (entry !== null && entry.triesLeft !== null);
+  // LoaderBootCountPath outlives a trial whose image failed to start (the firmware refused
+  // it, then started systemd-boot again, which booted the proven entry): it marks a trial
+  // only when it names the entry booted now.
+  const counted = entryFromLoaderId(facts.loaderBootCountPath?.split(/[\\/]/).pop() ?? null);
+  const countedNow =
+    counted !== undefined && counted.slot === slot && counted.version === facts.version;
+  const trial = countedNow || (entry !== null && entry.triesLeft !== null);
   return { kind: trial ? "trial" : "proven", slot, version: facts.version, entry };
 }
 
@@ -145,6 +151,7 @@ export function rejectionFor(
   crashes: readonly CrashRecord[],
   now: string,
   initramfsFailure: InitramfsFailure | null = null,
+  loaderBootCountPath: string | null = null,
 ): Rejection {
   const trial =
     record.trial && record.trial.version === entry.version && record.trial.slot === entry.slot
@@ -156,6 +163,17 @@ export function rejectionFor(
     attempts: entry.triesDone ?? 1,
     time: now,
   };
+  // systemd-boot counted the trial down in this very power-on (the variable does not survive
+  // a reset), so its image never ran: the firmware or systemd-boot refused to start it, and
+  // the firmware then started systemd-boot again, which took the proven entry.
+  const counted = entryFromLoaderId(loaderBootCountPath?.split(/[\\/]/).pop() ?? null);
+  if (counted?.slot === entry.slot && counted.version === entry.version)
+    return {
+      ...base,
+      reason: "BootImageRefused",
+      message:
+        "the trial's image never started: the firmware or systemd-boot refused it (with Secure Boot on: a release not signed with a key in the machine's db, or changed after signing)",
+    };
   if (trial?.outcome === "HealthCheckFailed")
     return { ...base, reason: "HealthCheckFailed", message: trial.message };
   const crash = crashes.find(

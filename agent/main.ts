@@ -410,7 +410,14 @@ async function recordRejection(
   const exhausted = exhaustedTrials(await listEntries(ESP), boot.slot);
   const [rejected] = exhausted;
   if (!rejected) return record;
-  const rejection = rejectionFor(rejected, record, crashes, now(), initramfsFailure);
+  const rejection = rejectionFor(
+    rejected,
+    record,
+    crashes,
+    now(),
+    initramfsFailure,
+    await loaderVariable("LoaderBootCountPath"),
+  );
   await applyEntryActions(
     ESP,
     exhausted.map((e) => ({ op: "remove" as const, fileName: e.fileName })),

@@ -5,11 +5,13 @@
 // never bootable and reads empty), then the slot's data blocks are written and read back,
 // then its kernel and initrd, and its counted entry last. A power loss anywhere leaves the
 // proven slot to boot, and the next boot starts the staging over.
-import { open } from "node:fs/promises";
+import { open, readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { LikenError } from "../common/errors.ts";
-import { requireRelease, verifyRelease } from "../formats/release.ts";
+import { RELEASE_UKI, requireRelease, verifyRelease } from "../formats/release.ts";
 import { hashRegion, writeImage } from "../formats/write-image.ts";
 import { disksMissingDrivers, portsMissingDrivers } from "../hardware/missing-drivers.ts";
+import { readSecureBoot, signerVerdict } from "../hardware/secure-boot.ts";
 import { type StagingDecision, stagedEntry } from "./boot-plan.ts";
 import { applyEntryActions, forgetSlot, installSlotFiles } from "./esp.ts";
 import type { Partition } from "./machine.ts";
@@ -74,6 +76,25 @@ export async function stageRelease(input: StageInput): Promise<void> {
       "MissingDriver",
       `release ${release.version} cannot drive port ${port.port}: its root lacks ${port.modules.join(", ")}; build the release with that module, or name a release that has it`,
     );
+  // With Secure Boot on, the firmware would refuse an image this machine's db does not lead
+  // to, at the trial's reboot (and a server that does not retry its boot order would then
+  // wait at its firmware's screen): refused here, before a byte is written.
+  const secureBoot = await readSecureBoot();
+  if (secureBoot?.state === "enabled") {
+    const { verdict, signer } = release.signed
+      ? signerVerdict(await readFile(join(release.dir, RELEASE_UKI)), secureBoot.db)
+      : { verdict: "unsigned", signer: null };
+    if (verdict === "unsigned")
+      throw new StagingRefused(
+        "SignatureNotTrusted",
+        `release ${release.version} is not signed and this machine boots with Secure Boot on: build it with liken-stick release --sign DIR (the cluster's keys)`,
+      );
+    if (verdict === "untrusted")
+      throw new StagingRefused(
+        "SignatureNotTrusted",
+        `release ${release.version} is signed by "${signer}", which this machine's Secure Boot db does not hold: sign it with the cluster's keys (liken-stick release --sign DIR)`,
+      );
+  }
   if (release.rootfsSize > input.slot.size)
     throw new StagingRefused(
       "SlotTooSmall",

@@ -8,7 +8,11 @@ export type { CrashRecord } from "../formats/journal-records.ts";
 export type { Slot };
 
 /** Why a trial boot was rejected (docs/rollback.md, How a failed trial returns). */
-export type RejectionReason = "HealthCheckFailed" | "Crashed" | "NoBootComplete";
+export type RejectionReason =
+  | "HealthCheckFailed"
+  | "Crashed"
+  | "NoBootComplete"
+  | "BootImageRefused";
 
 /** Why the spec's release is not staged. */
 export type StagingRejectedReason =
@@ -20,7 +24,8 @@ export type StagingRejectedReason =
   | "ReleaseInvalid"
   | "SlotTooSmall"
   | "VerifyFailed"
-  | "WriteFailed";
+  | "WriteFailed"
+  | "SignatureNotTrusted";
 
 export type RebootPolicy = "Automatic" | "Manual";
 

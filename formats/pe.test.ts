@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { tinyPe } from "../test/fixtures/tiny-pe.ts";
 import {
   addSections,
   attachSignature,
@@ -8,34 +9,6 @@ import {
   peSections,
   sectionData,
 } from "./pe.ts";
-
-/** A minimal PE32+ EFI application: headers in 0x400 bytes, one .text section of 0x200. */
-function tinyPe(): Buffer {
-  const pe = Buffer.alloc(0x600);
-  pe.writeUInt16LE(0x5a4d, 0);
-  pe.writeUInt32LE(0x40, 0x3c);
-  pe.writeUInt32LE(0x4550, 0x40);
-  const coff = 0x44;
-  pe.writeUInt16LE(0x8664, coff);
-  pe.writeUInt16LE(1, coff + 2);
-  pe.writeUInt16LE(240, coff + 16);
-  const opt = coff + 20;
-  pe.writeUInt16LE(0x20b, opt);
-  pe.writeUInt32LE(0x200, opt + 32);
-  pe.writeUInt32LE(0x200, opt + 36);
-  pe.writeUInt32LE(0x1200, opt + 56);
-  pe.writeUInt32LE(0x400, opt + 60);
-  pe.writeUInt16LE(10, opt + 68);
-  pe.writeUInt32LE(16, opt + 108);
-  const sh = opt + 240;
-  pe.write(".text", sh, "latin1");
-  pe.writeUInt32LE(0x10, sh + 8);
-  pe.writeUInt32LE(0x1000, sh + 12);
-  pe.writeUInt32LE(0x200, sh + 16);
-  pe.writeUInt32LE(0x400, sh + 20);
-  pe.fill(0xc3, 0x400, 0x410);
-  return pe;
-}
 
 describe("addSections", () => {
   it("places each section after the last one, aligned, and keeps its bytes", () => {

@@ -3,6 +3,8 @@
 import { X509Certificate } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { children, readElement } from "../formats/der.ts";
+import { findSignature } from "../formats/pe.ts";
 import {
   decodeSignatureLists,
   EFI_GLOBAL_VARIABLE,
@@ -24,6 +26,8 @@ export interface SecureBootFacts {
     readonly kek: readonly string[];
     readonly db: readonly string[];
   };
+  /** db's X.509 certificates (DER): what an EFI program's signature must lead to. */
+  readonly db: readonly Buffer[];
 }
 
 const EFIVARS = "sys/firmware/efi/efivars";
@@ -45,7 +49,11 @@ export async function readSecureBoot(root = "/"): Promise<SecureBootFacts | unde
   if (secureBoot === undefined && setupMode === undefined) return undefined;
   const state: SecureBootState =
     setupMode?.[0] === 1 ? "setup-mode" : secureBoot?.[0] === 1 ? "enabled" : "disabled";
-  return { state, keys: { pk: names(pk), kek: names(kek), db: names(db) } };
+  return {
+    state,
+    keys: { pk: names(pk), kek: names(kek), db: names(db) },
+    db: db ? decodeSignatureLists(db).map((e) => e.certificate) : [],
+  };
 }
 
 function names(value: Buffer | undefined): string[] {
@@ -60,5 +68,49 @@ export function commonName(der: Buffer): string {
     return /^CN=(.*)$/m.exec(subject)?.[1] ?? subject.replaceAll("\n", ", ");
   } catch {
     return "unreadable certificate";
+  }
+}
+
+/**
+ * Who signed an EFI program, and whether a db holding `db` starts it: its signature holds
+ * a certificate that is in db or issued by one in db. The firmware also checks every byte
+ * against the signature, and dbx; this answers the question an operator has before a
+ * reboot ("was this signed with our keys?").
+ */
+export interface SignerVerdict {
+  readonly verdict: "trusted" | "untrusted" | "unsigned";
+  /** The common name of the signing certificate; null when unsigned. */
+  readonly signer: string | null;
+}
+
+export function signerVerdict(program: Buffer, db: readonly Buffer[]): SignerVerdict {
+  const certificates = signatureCertificates(program);
+  const [first] = certificates;
+  if (!first) return { verdict: "unsigned", signer: null };
+  const trusted = db.map((d) => new X509Certificate(d));
+  const ok = certificates.some((der) => {
+    const c = new X509Certificate(der);
+    return trusted.some((d) => d.raw.equals(c.raw) || (c.checkIssued(d) && c.verify(d.publicKey)));
+  });
+  return { verdict: ok ? "trusted" : "untrusted", signer: commonName(first) };
+}
+
+// ContentInfo { signedData, [0] SignedData { version, digestAlgorithms, contentInfo,
+// [0] IMPLICIT certificates, ... } } (RFC 2315 9.1).
+function signatureCertificates(program: Buffer): Buffer[] {
+  let signature: Buffer | undefined;
+  try {
+    signature = findSignature(program);
+  } catch {
+    return [];
+  }
+  if (!signature) return [];
+  try {
+    const [, body] = children(readElement(signature));
+    const [signedData] = body ? children(body) : [];
+    const set = signedData ? children(signedData).find((e) => e.tag === 0xa0) : undefined;
+    return set ? children(set).map((c) => Buffer.from(c.encoded)) : [];
+  } catch {
+    return [];
   }
 }

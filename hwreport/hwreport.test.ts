@@ -11,8 +11,11 @@ import { classifyDisk } from "../hardware/disks/classify.ts";
 import type { ContentProbe, Disk, DiskFacts, MissingDrivers } from "../hardware/disks/index.ts";
 import { findMissingDrivers } from "../hardware/missing-drivers.ts";
 import { findDisks, findNics } from "../hardware/sysfs.ts";
+import { readKeys } from "../image-build/secure-boot/keys.ts";
+import { signPe } from "../image-build/secure-boot/sign-pe.ts";
 import { parseManifest } from "../manifest/index.ts";
 import type { Manifest } from "../manifest/types.ts";
+import { tinyPe } from "../test/fixtures/tiny-pe.ts";
 import { type Inventory, readFirmware, readInventory, withDeadline } from "./inventory.ts";
 import { renderReport } from "./render.ts";
 import { buildReport } from "./report.ts";
@@ -593,5 +596,76 @@ describe("the SMBIOS facts", () => {
     } finally {
       await rm(root, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the release's signature against the firmware's db", () => {
+  const dirs: string[] = [];
+  afterAll(async () => {
+    for (const d of dirs) await rm(d, { recursive: true, force: true });
+  });
+
+  async function firmwareRoot(secureBoot: number, setupMode: number): Promise<string> {
+    const root = await mkdtemp(join(tmpdir(), "hwreport-sb-"));
+    dirs.push(root);
+    const vars = join(root, "sys/firmware/efi/efivars");
+    await mkdir(vars, { recursive: true });
+    const put = (name: string, value: Buffer) =>
+      writeFile(join(vars, name), Buffer.concat([Buffer.from([6, 0, 0, 0]), value]));
+    await put("SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c", Buffer.from([secureBoot]));
+    await put("SetupMode-8be4df61-93ca-11d2-aa0d-00e098032b8c", Buffer.from([setupMode]));
+    await put(
+      "db-d719b2cb-3d3a-4596-a3bc-dad00e67656f",
+      await readFile("test/fixtures/keys/cluster/db.esl"),
+    );
+    return root;
+  }
+  const signedBy = async (keys: string) =>
+    signPe(tinyPe(), (await readKeys(`test/fixtures/keys/${keys}`)).signers.db);
+  const report = async (root: string, image: Buffer | null) =>
+    buildReport({
+      root,
+      release: { version: "2.0.0", modules: withNvme, image },
+      inventory,
+      disks: async () => [],
+    });
+
+  it("says the firmware starts a release signed with a key its db holds", async () => {
+    const r = await report(await firmwareRoot(1, 0), await signedBy("cluster"));
+    expect(r.release?.signature).toEqual({
+      secureBoot: "enabled",
+      verdict: "trusted",
+      signer: "liken db afd13149",
+    });
+    expect(r.problems.map((p) => p.code)).not.toContain("release-not-trusted");
+    expect(renderReport(r)).toContain(
+      "release     2.0.0 signed by liken db afd13149, a key this firmware's db holds",
+    );
+  });
+
+  it("is an error when Secure Boot is on and the release is signed by another key, or not at all", async () => {
+    const root = await firmwareRoot(1, 0);
+    const other = await report(root, await signedBy("other"));
+    expect(other.problems[0]).toMatchObject({
+      code: "release-not-trusted",
+      severity: "error",
+      message:
+        'release 2.0.0 is signed by "liken db ae50ed0b", which this machine\'s Secure Boot db does not hold: its firmware will not start it',
+    });
+    const unsigned = await report(root, null);
+    expect(unsigned.problems[0]?.message).toBe(
+      "release 2.0.0 is not signed, and this machine boots with Secure Boot on: its firmware will not start it",
+    );
+  });
+
+  it("is a note in setup mode, and nothing with Secure Boot off", async () => {
+    const setup = await report(await firmwareRoot(0, 1), await signedBy("other"));
+    expect(setup.problems.map((p) => [p.code, p.severity])).toContainEqual([
+      "secure-boot-setup-mode",
+      "note",
+    ]);
+    const off = await report(await firmwareRoot(0, 0), null);
+    expect(off.release?.signature).toMatchObject({ secureBoot: "disabled", verdict: "unsigned" });
+    expect(off.problems.map((p) => p.code)).not.toContain("release-not-trusted");
   });
 });

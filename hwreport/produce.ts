@@ -1,8 +1,11 @@
 // The hardware report as the command and the stick's menu produce it: read the release the
 // report judges against, build the report, and save a copy when asked. Parsing arguments
 // is the caller's business; this takes values.
+
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { LikenError } from "../common/errors.ts";
-import { requireBootModules, requireRelease } from "../formats/release.ts";
+import { RELEASE_UKI, requireBootModules, requireRelease } from "../formats/release.ts";
 import type { Manifest } from "../manifest/types.ts";
 import { buildReport } from "./report.ts";
 import { saveReport } from "./save-report.ts";
@@ -47,12 +50,13 @@ export async function produceReport(request: ReportRequest): Promise<ProducedRep
   }
 }
 
-/** The release's version, rootfs size and boot-modules.json. */
+/** The release's version, rootfs size, boot-modules.json and signed image. */
 async function readRelease(dir: string) {
   const release = await requireRelease(dir);
   return {
     version: release.version,
     rootfsSize: release.rootfsSize,
     modules: await requireBootModules(release),
+    image: release.signed ? await readFile(join(dir, RELEASE_UKI)) : null,
   };
 }

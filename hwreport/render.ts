@@ -2,7 +2,7 @@
 // CPU and memory, disks, NICs and ports, and the proposed layout.
 import { formatSizeShort } from "../common/size.ts";
 import { renderLayout, renderPlanFailure } from "../installer/plan/render.ts";
-import type { ChainLevel, DiskReport, HwReport, NicReport } from "./types.ts";
+import type { ChainLevel, DiskReport, HwReport, NicReport, ReleaseSignature } from "./types.ts";
 
 export function renderReport(r: HwReport): string {
   return [
@@ -36,6 +36,11 @@ const SECURE_BOOT = {
   "setup-mode": "off, in setup mode (keys can be enrolled)",
 } as const;
 
+function signatureLine(version: string, s: ReleaseSignature): string {
+  if (s.verdict === "unsigned") return `${version} is not signed`;
+  return `${version} signed by ${s.signer}, ${s.verdict === "trusted" ? "a key this firmware's db holds" : "NOT A KEY THIS FIRMWARE'S DB HOLDS"}`;
+}
+
 function system(r: HwReport): string {
   const s = r.system;
   if (!s) return section("System", ["not read"]);
@@ -53,6 +58,9 @@ function system(r: HwReport): string {
           `db keys     ${fw.secureBootKeys.db.join(", ") || "none"}`,
           `PK          ${fw.secureBootKeys.pk.join(", ") || "none"}`,
         ]
+      : []),
+    ...(r.release?.signature
+      ? [`release     ${signatureLine(r.release.version, r.release.signature)}`]
       : []),
   ]);
 }

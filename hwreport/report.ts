@@ -17,6 +17,7 @@ import { inventoryDisks, type MissingDrivers } from "../hardware/disks/index.ts"
 import type { Disk } from "../hardware/disks/types.ts";
 import { readKernelLog } from "../hardware/kernel-log.ts";
 import { netNames } from "../hardware/net-names.ts";
+import { readSecureBoot, signerVerdict } from "../hardware/secure-boot.ts";
 import { waitForStickDrivers } from "../hardware/stick-drivers.ts";
 import { findDisks, findNics } from "../hardware/sysfs.ts";
 import { planLayout } from "../installer/plan/plan-layout.ts";
@@ -30,6 +31,7 @@ import {
   type NicReport,
   type PortReport,
   type Problem,
+  type ReleaseSignature,
 } from "./types.ts";
 
 export interface ReportInput {
@@ -41,6 +43,8 @@ export interface ReportInput {
     readonly modules: BootModules;
     /** Size of its rootfs.img: a slot must hold it. */
     readonly rootfsSize?: number;
+    /** Its signed unified kernel image (liken.efi); null for an unsigned release. */
+    readonly image?: Buffer | null;
   };
   readonly manifest?: Manifest;
   /** The manifest machine to plan; every machine when absent. */
@@ -203,6 +207,9 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
         });
     }
   }
+  const signature = input.release ? await releaseSignature(root, input.release) : null;
+  if (input.release && signature)
+    problems.push(...signatureProblems(input.release.version, signature));
   if (inventory.system?.firmware.mode === "legacy")
     problems.push({
       code: "legacy-firmware",
@@ -226,7 +233,7 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
     disks,
     nics,
     ports,
-    release: boot ? { version: boot.version, kernel: boot.kernel } : null,
+    release: boot ? { version: boot.version, kernel: boot.kernel, signature } : null,
     layouts,
     saved: null,
   };
@@ -327,4 +334,46 @@ function portProblems(ports: readonly PortReport[], nics: readonly NicReport[]):
       ];
     return [];
   });
+}
+
+/**
+ * Who signed the release's boot image and whether this firmware's db leads to it; null
+ * where the firmware has no Secure Boot variables (legacy boot, or not read).
+ */
+async function releaseSignature(
+  root: string,
+  release: NonNullable<ReportInput["release"]>,
+): Promise<ReleaseSignature | null> {
+  const secureBoot = await readSecureBoot(root);
+  if (!secureBoot) return null;
+  const { verdict, signer } = release.image
+    ? signerVerdict(release.image, secureBoot.db)
+    : { verdict: "unsigned" as const, signer: null };
+  return { secureBoot: secureBoot.state, verdict, signer };
+}
+
+function signatureProblems(version: string, s: ReleaseSignature): Problem[] {
+  if (s.secureBoot === "setup-mode")
+    return [
+      {
+        code: "secure-boot-setup-mode",
+        severity: "note",
+        subject: "firmware",
+        message: "Secure Boot is in setup mode: no keys are enrolled, and anyone may enroll some",
+        hint: "a stick built with image --sign enrolls the cluster's keys when it boots here",
+      },
+    ];
+  if (s.secureBoot !== "enabled" || s.verdict === "trusted") return [];
+  return [
+    {
+      code: "release-not-trusted",
+      severity: "error",
+      subject: "release",
+      message:
+        s.verdict === "unsigned"
+          ? `release ${version} is not signed, and this machine boots with Secure Boot on: its firmware will not start it`
+          : `release ${version} is signed by "${s.signer}", which this machine's Secure Boot db does not hold: its firmware will not start it`,
+      hint: "sign the release with the cluster's keys (release --sign DIR), enroll them (firmware setup mode and a stick built with image --sign), or turn Secure Boot off",
+    },
+  ];
 }

@@ -81,7 +81,9 @@ export type ProblemCode =
   | "legacy-firmware"
   | "tool-missing"
   | "section-failed"
-  | "no-release";
+  | "no-release"
+  | "release-not-trusted"
+  | "secure-boot-setup-mode";
 
 export interface Problem {
   readonly code: ProblemCode;
@@ -154,9 +156,22 @@ export interface HwReport {
   readonly nics: readonly NicReport[];
   readonly ports: readonly PortReport[];
   /** The release judged against; null without --release. */
-  readonly release: { readonly version: string; readonly kernel: string } | null;
+  readonly release: {
+    readonly version: string;
+    readonly kernel: string;
+    /** Whether this firmware would start the release's boot image; null without UEFI variables. */
+    readonly signature: ReleaseSignature | null;
+  } | null;
   /** One entry per machine planned; empty without --manifest. */
   readonly layouts: readonly LayoutReport[];
   /** Where the report was saved on the stick, or null. */
   readonly saved: string | null;
+}
+
+export interface ReleaseSignature {
+  readonly secureBoot: "enabled" | "disabled" | "setup-mode";
+  /** `trusted`: signed by a key in this firmware's db (or one it issued). */
+  readonly verdict: "trusted" | "untrusted" | "unsigned";
+  /** The signing certificate's common name; null when unsigned. */
+  readonly signer: string | null;
 }

@@ -31,7 +31,8 @@ For tests: --without-module leaves a module (and what needs it) out of the boot
 path; --fault makes the release fail on purpose: health (a health check fails),
 panic (the kernel crashes during the health checks), hang (the root stops before
 the watchdog is pinged), root (the root's init exits), verity (one byte of the
-root changed after its hash tree was made).`,
+root changed after its hash tree was made), signature (with --sign: one byte of
+liken.efi's command line changed after it was signed, so the firmware refuses it).`,
   options: [
     {
       name: "version",
@@ -57,7 +58,7 @@ root changed after its hash tree was made).`,
       name: "fault",
       type: "string",
       value: "KIND",
-      summary: "health, panic, hang, root or verity: a release that fails on purpose",
+      summary: "health, panic, hang, root, verity or signature: a release that fails on purpose",
     },
   ],
   async run(args, io) {
@@ -72,6 +73,8 @@ root changed after its hash tree was made).`,
         `use one of: ${FAULTS.join(", ")}`,
       );
     }
+    if (fault === "signature" && typeof sign !== "string")
+      throw usageError("--fault signature needs --sign DIR", "add the keys to sign with");
     const without = (args.options["without-module"] as string[] | undefined) ?? [];
     const keys =
       typeof sign === "string"

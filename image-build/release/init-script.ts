@@ -94,9 +94,25 @@ boot_id=$(cat /proc/sys/kernel/random/boot_id)
 
 modprobe -qa efivarfs efi_pstore 2>/dev/null
 mount -t efivarfs efivarfs /sys/firmware/efi/efivars 2>/dev/null
-# systemd-boot sets LoaderBootCountPath only when it counted the entry down: a trial.
+loader_var() {
+  tail -c +5 /sys/firmware/efi/efivars/$1-${LOADER_GUID} 2>/dev/null | tr -d '\\000'
+}
+# An entry's name without its folder, .conf and boot counter: liken-b-2.0.0.
+entry_key() {
+  n="\${1##*\\\\}"
+  n="\${n%.conf}"
+  echo "\${n%%+*}"
+}
+# systemd-boot sets LoaderBootCountPath when it counts an entry down: a trial. The variable
+# lives until the power goes, so when a trial's image fails to start (the firmware refuses
+# it) and the firmware starts systemd-boot again, which then boots the proven entry, it
+# still names the trial's entry: a trial only when it names the entry booted now.
 trial=
-[ -e /sys/firmware/efi/efivars/LoaderBootCountPath-${LOADER_GUID} ] && trial=1
+count_path=$(loader_var LoaderBootCountPath)
+selected=$(loader_var LoaderEntrySelected)
+if [ -n "$count_path" ]; then
+  [ -z "$selected" ] || [ "$(entry_key "$count_path")" = "$(entry_key "$selected")" ] && trial=1
+fi
 klog "liken: boot $boot_id release $version slot $slot\${trial:+ trial}"
 
 if [ -n "$trial" ]; then
@@ -118,12 +134,9 @@ fi
 # A signed release's command line (inside its unified kernel image, made before it had a
 # slot) names only the root's verity hash: the slot is the one in the name of the entry
 # systemd-boot chose (liken-SLOT-VERSION...), on the disk whose ESP it started from.
-loader_var() {
-  tail -c +5 /sys/firmware/efi/efivars/$1-${LOADER_GUID} 2>/dev/null | tr -d '\\000'
-}
 esp_partuuid=
 if [ -z "$slot" ]; then
-  case "$(loader_var LoaderEntrySelected)" in
+  case "$selected" in
     liken-a-*) slot=a ;;
     liken-b-*) slot=b ;;
   esac

@@ -152,6 +152,7 @@ export interface Inspected {
       } | null;
       readonly root: { readonly partUuid: string; readonly verity: boolean };
       readonly watchdog: string | null;
+      readonly secureBoot: string | null;
     };
     readonly modules: readonly {
       readonly name: string;
