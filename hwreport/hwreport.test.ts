@@ -278,7 +278,8 @@ const inventory = async (): Promise<Inventory> => ({
     baseboard: { manufacturer: "Dell Inc.", product: "0J37D", serial: null },
     firmware: {
       mode: "uefi",
-      secureBoot: "enabled",
+      secureBoot: true,
+      secureBootState: "enabled",
       secureBootKeys: {
         pk: ["Dell Inc. Platform Key"],
         kek: ["Microsoft Corporation KEK CA 2011"],
@@ -470,6 +471,7 @@ describe("firmware and deadlines", () => {
     expect(await readFirmware(root)).toEqual({
       mode: "legacy",
       secureBoot: null,
+      secureBootState: null,
       secureBootKeys: null,
     });
     const vars = join(root, "sys/firmware/efi/efivars");
@@ -477,6 +479,7 @@ describe("firmware and deadlines", () => {
     expect(await readFirmware(root)).toEqual({
       mode: "uefi",
       secureBoot: null,
+      secureBootState: null,
       secureBootKeys: null,
     });
     // 4 attribute bytes, then the value.
@@ -487,15 +490,22 @@ describe("firmware and deadlines", () => {
       );
     await global("SecureBoot", Buffer.from([0]));
     await global("SetupMode", Buffer.from([1]));
-    expect(await readFirmware(root)).toMatchObject({ secureBoot: "setup-mode" });
+    expect(await readFirmware(root)).toMatchObject({
+      secureBoot: false,
+      secureBootState: "setup-mode",
+    });
     await global("SetupMode", Buffer.from([0]));
-    expect(await readFirmware(root)).toMatchObject({ secureBoot: "disabled" });
+    expect(await readFirmware(root)).toMatchObject({
+      secureBoot: false,
+      secureBootState: "disabled",
+    });
     await global("SecureBoot", Buffer.from([1]));
     await global("PK", await readFile("test/fixtures/keys/cluster/PK.esl"));
     await global("KEK", await readFile("test/fixtures/keys/cluster/KEK.esl"));
     expect(await readFirmware(root)).toEqual({
       mode: "uefi",
-      secureBoot: "enabled",
+      secureBoot: true,
+      secureBootState: "enabled",
       secureBootKeys: { pk: ["liken PK afd13149"], kek: ["liken KEK afd13149"], db: [] },
     });
   });

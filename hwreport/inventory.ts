@@ -79,16 +79,21 @@ export async function onPath(tool: string, path = process.env.PATH ?? ""): Promi
 /** UEFI or legacy, and the Secure Boot state and keys from the efivars. */
 export async function readFirmware(root = "/"): Promise<{
   mode: "uefi" | "legacy";
-  secureBoot: SecureBootState | null;
+  secureBoot: boolean | null;
+  secureBootState: SecureBootState | null;
   secureBootKeys: SecureBootFacts["keys"] | null;
 }> {
   const uefi = await access(join(root, "sys/firmware/efi")).then(
     () => true,
     () => false,
   );
-  if (!uefi) return { mode: "legacy", secureBoot: null, secureBootKeys: null };
-  const facts = await readSecureBoot(root);
-  return { mode: "uefi", secureBoot: facts?.state ?? null, secureBootKeys: facts?.keys ?? null };
+  const facts = uefi ? await readSecureBoot(root) : undefined;
+  return {
+    mode: uefi ? "uefi" : "legacy",
+    secureBoot: facts ? facts.state === "enabled" : null,
+    secureBootState: facts?.state ?? null,
+    secureBootKeys: facts?.keys ?? null,
+  };
 }
 
 function sectionFailed(section: string, why: string): Problem {

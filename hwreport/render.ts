@@ -45,7 +45,8 @@ function system(r: HwReport): string {
   const s = r.system;
   if (!s) return section("System", ["not read"]);
   const fw = s.firmware;
-  const secure = fw.secureBoot === null ? "" : `, Secure Boot ${SECURE_BOOT[fw.secureBoot]}`;
+  const secure =
+    fw.secureBootState === null ? "" : `, Secure Boot ${SECURE_BOOT[fw.secureBootState]}`;
   const fwWhat = [fw.vendor, fw.version, fw.date ? `(${fw.date})` : null].filter(Boolean);
   return section("System", [
     `machine     ${[s.manufacturer, s.product].filter(Boolean).join(" ") || "unknown"}`,

@@ -109,8 +109,10 @@ export interface SystemReport {
   };
   readonly firmware: {
     readonly mode: "uefi" | "legacy";
+    /** Secure Boot on (the SecureBoot efivar); null on legacy firmware or when unreadable. */
+    readonly secureBoot: boolean | null;
     /** From the SecureBoot and SetupMode efivars; null on legacy firmware or when unreadable. */
-    readonly secureBoot: "enabled" | "disabled" | "setup-mode" | null;
+    readonly secureBootState: "enabled" | "disabled" | "setup-mode" | null;
     /** The common names of the certificates enrolled in PK, KEK and db; null where unread. */
     readonly secureBootKeys: {
       readonly pk: readonly string[];

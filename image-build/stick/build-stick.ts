@@ -310,6 +310,9 @@ async function buildStickEsp(
     for (const [name, bytes] of enrollmentFiles(o.sign, new Date(o.epoch * 1000)))
       await writeFile(join(keysDir, name), bytes);
     await writeFile(join(esp, "loader/loader.conf"), loaderConf(o.sign.enroll));
+    // For firmware whose setup screens enroll a certificate from a file, when setup mode
+    // cannot be reached: its db takes this, and the stick then boots with its keys kept.
+    await writeFile(join(esp, STICK_DB_CERTIFICATE), db.certificate);
   } else {
     await copyFile(inputs.systemdBoot, join(esp, "EFI/BOOT/BOOTX64.EFI"));
     await copyFile(inputs.vmlinuz, join(esp, "liken/vmlinuz"));
@@ -323,6 +326,9 @@ async function buildStickEsp(
 
 /** The signed stick's unified kernel image on its ESP. */
 export const STICK_UKI = "liken/stick.efi";
+
+/** The cluster's db certificate (DER) on the signed stick's ESP. */
+export const STICK_DB_CERTIFICATE = "liken/db.cer";
 
 const STICK_OS_RELEASE = 'ID=liken\nNAME=liken\nPRETTY_NAME="liken install stick"\n';
 
