@@ -8,10 +8,11 @@
 import { open, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { LikenError } from "../common/errors.ts";
+import { signerVerdict } from "../formats/pe-signer.ts";
 import { RELEASE_UKI, requireRelease, verifyRelease } from "../formats/release.ts";
 import { hashRegion, writeImage } from "../formats/write-image.ts";
 import { disksMissingDrivers, portsMissingDrivers } from "../hardware/missing-drivers.ts";
-import { readSecureBoot, signerVerdict } from "../hardware/secure-boot.ts";
+import { readSecureBoot } from "../hardware/secure-boot.ts";
 import { type StagingDecision, stagedEntry } from "./boot-plan.ts";
 import { applyEntryActions, forgetSlot, installSlotFiles } from "./esp.ts";
 import type { Partition } from "./machine.ts";

@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import { basename } from "node:path";
 import { PORT_WAIT_SECONDS } from "../formats/boot-interface.ts";
 import type { BootModules } from "../formats/boot-modules.ts";
+import { signerVerdict } from "../formats/pe-signer.ts";
 import {
   type BootPath,
   bootPathOf,
@@ -17,7 +18,7 @@ import { inventoryDisks, type MissingDrivers } from "../hardware/disks/index.ts"
 import type { Disk } from "../hardware/disks/types.ts";
 import { readKernelLog } from "../hardware/kernel-log.ts";
 import { netNames } from "../hardware/net-names.ts";
-import { readSecureBoot, signerVerdict } from "../hardware/secure-boot.ts";
+import { readSecureBoot } from "../hardware/secure-boot.ts";
 import { waitForStickDrivers } from "../hardware/stick-drivers.ts";
 import { findDisks, findNics } from "../hardware/sysfs.ts";
 import { planLayout } from "../installer/plan/plan-layout.ts";

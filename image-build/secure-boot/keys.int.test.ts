@@ -106,3 +106,19 @@ describe("liken-stick image with [secure_boot]", () => {
     await expect(stat(out)).rejects.toThrow("ENOENT");
   });
 });
+
+describe("liken-stick image --sign", () => {
+  it("refuses a release that is not signed with the same keys, and writes nothing", async () => {
+    const release = await makeTestRelease(join(dir, "unsigned-release"), { version: "1.0.0" });
+    const out = join(dir, "signed-stick.img");
+    const r = await cli([
+      ...["image", "--manifest", "test/fixtures/manifests/good/small.toml"],
+      ...["--release", release, "--out", out, "--sign", "test/fixtures/keys/cluster"],
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split("\n").at(-1)).toBe(
+      `liken-stick image: release ${release} is not signed, and a stick signed with test/fixtures/keys/cluster installs onto machines with Secure Boot on (build the release with liken-stick release --sign test/fixtures/keys/cluster)`,
+    );
+    await expect(stat(out)).rejects.toThrow("ENOENT");
+  });
+});

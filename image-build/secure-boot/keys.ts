@@ -6,7 +6,9 @@ import { createPrivateKey, randomUUID, X509Certificate } from "node:crypto";
 import { chmod, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { LikenError } from "../../common/errors.ts";
+import { signerVerdict } from "../../formats/pe-signer.ts";
 import type { Signer } from "../../formats/pkcs7.ts";
+import { RELEASE_UKI, type ReleaseInfo } from "../../formats/release.ts";
 import {
   encodeAuthenticatedUpdate,
   encodeSignatureLists,
@@ -120,4 +122,22 @@ export function enrollmentUpdate(
     value,
     auth: encodeAuthenticatedUpdate(name, value, time, keys.signers[UPDATE_SIGNER[name]]),
   };
+}
+
+/**
+ * A signed stick installs its release onto machines that boot with Secure Boot on: the
+ * release must be signed with the same db key, or every disk it installs would not boot.
+ */
+export async function requireReleaseSignedBy(release: ReleaseInfo, keys: KeySet): Promise<void> {
+  const refuse = (what: string) =>
+    new LikenError({
+      kind: "refused",
+      what: `release ${release.dir} ${what}, and a stick signed with ${keys.dir} installs onto machines with Secure Boot on`,
+      hint: `build the release with liken-stick release --sign ${keys.dir}`,
+      reason: "ReleaseInvalid",
+    });
+  if (!release.signed) throw refuse("is not signed");
+  const image = await readFile(join(release.dir, RELEASE_UKI));
+  const { verdict, signer } = signerVerdict(image, [keys.signers.db.certificate]);
+  if (verdict !== "trusted") throw refuse(`is signed by "${signer}", not by ${keys.dir}/db.key`);
 }

@@ -36,6 +36,7 @@ import { buildInitramfs } from "../initramfs.ts";
 import { readModuleIndex, requireNodeBinary, stickModules } from "../inputs/index.ts";
 import { installModules } from "../modules-install.ts";
 import { enrollmentFiles, type StickSigning } from "../secure-boot/enrollment.ts";
+import { requireReleaseSignedBy } from "../secure-boot/keys.ts";
 import { signPe } from "../secure-boot/sign-pe.ts";
 import { buildUki } from "../secure-boot/uki.ts";
 import { requireUnpackedInputs, type UnpackedInputs } from "../unpacked.ts";
@@ -132,6 +133,7 @@ export interface StickOptions {
 }
 
 export async function buildStick(o: StickOptions): Promise<void> {
+  if (o.sign) await requireReleaseSignedBy(await requireRelease(o.releaseDir), o.sign.keys);
   const inputs = await requireUnpackedInputs();
   const { payload, verity, releaseVerity } = await buildPayload(inputs, o);
   const initrd = await buildStickInitrd(inputs, o, payload, verity, releaseVerity);

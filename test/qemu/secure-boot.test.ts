@@ -3,14 +3,15 @@
 // stick signed with the test cluster's keys enrolls them, restarts with Secure Boot on and
 // boots; the report in that boot says so. With those keys enrolled, the firmware refuses
 // an unsigned stick, and systemd-boot a signed stick whose kernel command line was changed
-// by one byte: nothing of either ever runs.
+// by one byte: nothing of either ever runs. A machine with the keys it shipped with
+// (Microsoft's and Debian's) refuses the cluster's stick (docs/image.md says what to do).
 import { copyFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readVarStore } from "../../formats/efi-varstore.ts";
+import { commonName } from "../../formats/pe-signer.ts";
 import { decodeSignatureLists } from "../../formats/secure-boot-vars.ts";
-import { commonName } from "../../hardware/secure-boot.ts";
 import { cachedRelease, cachedStick } from "../../image-build/cached-build.ts";
 import { sparseFile } from "../disk-files.ts";
 import { shell, waitForShell } from "./guest-shell.ts";
@@ -30,14 +31,19 @@ let enrolled: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "liken-qemu-secure-boot-"));
-  const release = await cachedRelease({ version: "1.0.0" });
+  // A signed stick carries a release signed with the same keys (an unsigned one is refused).
+  const release = await cachedRelease({ version: "1.0.0", signKeys: KEYS });
   signed = await cachedStick({
     manifest: MANIFEST,
     releaseDir: release,
     append: APPEND,
     signKeys: KEYS,
   });
-  unsigned = await cachedStick({ manifest: MANIFEST, releaseDir: release, append: APPEND });
+  unsigned = await cachedStick({
+    manifest: MANIFEST,
+    releaseDir: await cachedRelease({ version: "1.0.0" }),
+    append: APPEND,
+  });
   enrolled = join(dir, "enrolled-vars.fd");
 }, 600_000);
 afterAll(() => rm(dir, { recursive: true, force: true }));
@@ -106,6 +112,18 @@ describe("a machine with the cluster's keys enrolled", () => {
     const vm = await startVm({ stick: tampered, firmware: "setup-mode", varsFrom: enrolled });
     // systemd-boot (signed, so it starts) asks the firmware to load the image, which refuses.
     await vm.waitFor(/Error loading .*stick\.efi.*Security [Vv]iolation|Access Denied/, 120_000);
+    expect(vm.console()).not.toContain("Linux version");
+    await vm.stop();
+  });
+});
+
+describe("a machine with Microsoft's and Debian's keys, as shipped (OVMF_VARS_4M.ms.fd)", () => {
+  it("does not start the cluster-signed stick: its db holds no key of the cluster", async () => {
+    const vm = await startVm({ stick: signed, firmware: "microsoft" });
+    await vm.waitFor(
+      /BdsDxe: failed to (load|start) Boot\w+ .*(Access Denied|Security Violation)/,
+      120_000,
+    );
     expect(vm.console()).not.toContain("Linux version");
     await vm.stop();
   });
