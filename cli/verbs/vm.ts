@@ -58,7 +58,7 @@ export const vmVerb: Verb = {
   maxOperands: 0,
   summary: "boot a stick and/or disks in QEMU, the console on this terminal",
   description: `
-Starts QEMU (q35, OVMF without Secure Boot, 2 CPUs) with the guest's serial console
+Starts QEMU (q35, OVMF without Secure Boot unless --firmware says, 2 CPUs) with the guest's serial console
 (ttyS0) on this terminal. The stick is a removable USB stick and boots first; the
 disks follow in the order given. Quit with Ctrl-A then X; Ctrl-A then C switches
 to the QEMU monitor and back.
@@ -68,6 +68,11 @@ to the QEMU monitor and back.
 default), nvme or ahci. The stick image is never changed (the VM's writes to it
 are thrown away); disk images are written. Each VM gets its own copy of the OVMF
 variables; --keep keeps it and the new disks in a folder it names.
+
+--firmware setup-mode boots OVMF's Secure Boot build with no keys enrolled, where a
+stick built with image --sign enrolls the cluster's keys; --firmware microsoft
+boots it with Microsoft's and Debian's keys, as machines ship (SMM on, the
+variables writable only from SMM, as on a server).
 
 Acceleration is TCG unless a probe boots OVMF under KVM to its first console line
 (on many hosts /dev/kvm exists and guests still fail). --accel, or LIKEN_ACCEL=tcg|kvm
@@ -93,6 +98,12 @@ in the environment, decides instead. The exit code is QEMU's.`,
       value: "tcg|kvm",
       summary: "the accelerator (TCG unless KVM boots OVMF here)",
     },
+    {
+      name: "firmware",
+      type: "string",
+      value: "plain|setup-mode|microsoft",
+      summary: "OVMF without Secure Boot (plain), or with it: no keys, or Microsoft's",
+    },
     { name: "keep", type: "boolean", summary: "keep the VM's folder (variables, new disks)" },
   ],
   async run(args, io) {
@@ -107,7 +118,13 @@ in the environment, decides instead. The exit code is QEMU's.`,
     const wantedAccel = parseAccel(args.options.accel);
     if (stick !== undefined) await requireImage(stick, "--stick");
     for (const d of diskOptions) if (d.kind === "file") await requireImage(d.path, "--disk");
-    const firmware = await requireOvmf().catch((error: Error) => {
+    const kind = args.options.firmware ?? "plain";
+    if (kind !== "plain" && kind !== "setup-mode" && kind !== "microsoft")
+      throw usageError(
+        `--firmware ${String(kind)}: not a firmware`,
+        "use plain, setup-mode or microsoft",
+      );
+    const firmware = await requireOvmf(undefined, kind).catch((error: Error) => {
       throw new LikenError({
         kind: "failed",
         what: error.message.replace(/; install.*$/, ""),
@@ -142,7 +159,7 @@ in the environment, decides instead. The exit code is QEMU's.`,
       }
       const kvm = accel === "kvm" ? "KVM" : "TCG";
       io.err(
-        `liken-stick vm: QEMU q35, ${kvm} (${choice.why}), ${memoryMiB} MiB${stick ? `, stick ${stick} (USB, first to boot)` : ""}\n`,
+        `liken-stick vm: QEMU q35, ${kvm} (${choice.why}), ${memoryMiB} MiB, firmware ${kind}${stick ? `, stick ${stick} (USB, first to boot)` : ""}\n`,
       );
       io.err(
         "liken-stick vm: the serial console follows; Ctrl-A X quits, Ctrl-A C is the monitor\n",
@@ -150,7 +167,7 @@ in the environment, decides instead. The exit code is QEMU's.`,
       const qemu = startQemu(
         {
           accel,
-          firmware: { code: firmware.code, vars },
+          firmware: { code: firmware.code, vars, smm: firmware.smm },
           ...(stick ? { stick: resolve(stick) } : {}),
           disks,
           memoryMiB,

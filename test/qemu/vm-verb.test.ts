@@ -39,7 +39,7 @@ describe("liken-stick vm", () => {
       const exit = await p.exited;
       expect(exit.exitCode).toBe(0);
       expect(err).toContain("liken-stick vm: disk 1 on nvme: new, blank, 64MiB\n");
-      expect(err).toContain("liken-stick vm: QEMU q35, TCG (asked for), 512 MiB\n");
+      expect(err).toContain("liken-stick vm: QEMU q35, TCG (asked for), 512 MiB, firmware plain\n");
       expect(err).toContain("Ctrl-A X quits");
     } finally {
       // SIGTERM, not SIGKILL: liken-stick's exit handler takes QEMU with it.
@@ -53,6 +53,9 @@ describe("liken-stick vm", () => {
       stderr: "liken-stick vm: nothing to boot (give --stick FILE and/or --disk SIZE|FILE)\n",
       code: 2,
     });
+    expect((await cli(["vm", "--disk", "8G", "--firmware", "secure"])).stderr).toBe(
+      "liken-stick vm: --firmware secure: not a firmware (use plain, setup-mode or microsoft)\n",
+    );
     const r = await cli(["vm", "--disk", "8G,scsi"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
