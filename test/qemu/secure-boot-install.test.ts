@@ -18,7 +18,7 @@ import {
   returnsToProven,
   updateMedium,
 } from "./boot-path.ts";
-import { startVm } from "./harness.ts";
+import { startVm, type Vm } from "./harness.ts";
 
 const KEYS = "test/fixtures/keys/cluster";
 const BOOT_MS = 240_000;
@@ -54,18 +54,18 @@ beforeAll(async () => {
 }, 900_000);
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-/** Boots the disk with an update medium, through the enrolled variables, and keeps them. */
+/** Stops the machine and keeps its variables for its next boot. */
+async function keepVars(vm: Vm): Promise<void> {
+  await vm.qmp.execute("quit").catch(() => {});
+  await vm.waitForExit(30_000);
+  await copyFile(vm.varsFile, vars);
+  await vm.stop();
+}
+
+/** Boots the disk with an update medium, through the enrolled variables. */
 async function bootWith(medium: string) {
   const vm = await bootMachine(disk, { medium, firmware: "setup-mode", varsFrom: vars });
-  return {
-    vm,
-    done: async () => {
-      await vm.qmp.execute("quit").catch(() => {});
-      await vm.waitForExit(30_000);
-      await copyFile(vm.varsFile, vars);
-      await vm.stop();
-    },
-  };
+  return { vm, done: () => keepVars(vm) };
 }
 
 describe("a machine in setup mode, installed from the signed stick", () => {
@@ -86,10 +86,7 @@ describe("a machine in setup mode, installed from the signed stick", () => {
     await vm.waitFor(UP_1, BOOT_MS);
     // Enrollment, the stick with Secure Boot on, the disk.
     expect(vm.boots).toBe(3);
-    await vm.qmp.execute("quit");
-    await vm.waitForExit(30_000);
-    await copyFile(vm.varsFile, vars);
-    await vm.stop();
+    await keepVars(vm);
 
     const installed = await inspect(disk);
     expect(installed.status.boot).toMatchObject({
