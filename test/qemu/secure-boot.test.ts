@@ -14,14 +14,14 @@ import { commonName } from "../../formats/pe-signer.ts";
 import { decodeSignatureLists } from "../../formats/secure-boot-vars.ts";
 import { cachedRelease, cachedStick } from "../../image-build/cached-build.ts";
 import { sparseFile } from "../disk-files.ts";
-import { shell, waitForShell } from "./guest-shell.ts";
+import { shell } from "./guest-shell.ts";
 import { startVm } from "./harness.ts";
+import { menuStick } from "./menu-screen.ts";
 
 const KEYS = "test/fixtures/keys/cluster";
 // The test keys' owner GUID (test/fixtures/keys/cluster/owner.guid) names them: `liken db afd13149`.
 const OWN = "afd13149";
 const MANIFEST = "test/fixtures/manifests/good/small.toml";
-const APPEND = ["liken.shell=1"];
 
 let dir: string;
 let signed: string;
@@ -33,17 +33,8 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "liken-qemu-secure-boot-"));
   // A signed stick carries a release signed with the same keys (an unsigned one is refused).
   const release = await cachedRelease({ version: "1.0.0", signKeys: KEYS });
-  signed = await cachedStick({
-    manifest: MANIFEST,
-    releaseDir: release,
-    append: APPEND,
-    signKeys: KEYS,
-  });
-  unsigned = await cachedStick({
-    manifest: MANIFEST,
-    releaseDir: await cachedRelease({ version: "1.0.0" }),
-    append: APPEND,
-  });
+  signed = await cachedStick({ manifest: MANIFEST, releaseDir: release, signKeys: KEYS });
+  unsigned = await menuStick();
   enrolled = join(dir, "enrolled-vars.fd");
 }, 600_000);
 afterAll(() => rm(dir, { recursive: true, force: true }));
@@ -58,7 +49,7 @@ function keysIn(varsFile: Buffer) {
 }
 
 describe("a machine in setup mode", () => {
-  it("enrolls the cluster's keys from the signed stick, restarts with Secure Boot on and boots it", async () => {
+  it("enrolls the cluster's keys from the signed stick, restarts with Secure Boot on and reaches the menu", async () => {
     const disk = await sparseFile(join(dir, "blank.img"), 4 * 1024 ** 3);
     const vm = await startVm({
       stick: signed,
@@ -70,7 +61,11 @@ describe("a machine in setup mode", () => {
     await vm.waitFor("EFI stub: UEFI Secure Boot is enabled.", 120_000);
     expect(vm.boots).toBe(2);
     await vm.waitFor(/liken-stick: payload \/dev\/sd\w+2 verified/, 120_000);
-    await waitForShell(vm);
+    await vm.waitFor(/Arrows or j\/k: move/, 120_000);
+    // The menu's shell (after install and wipe as each machine, and Hardware report).
+    await vm.type("jjjjj");
+    await vm.type("\n");
+    await vm.waitFor(/liken stick shell: type exit to go back to the menu/, 60_000);
     expect(await shell(vm, "liken-stick hwreport", /^ *firmware +UEFI/, 120_000)).toMatch(
       /^ *firmware +UEFI, Secure Boot on;/,
     );
@@ -102,7 +97,7 @@ describe("a machine with the cluster's keys enrolled", () => {
   it("does not start a signed stick whose kernel command line changed by one byte", async () => {
     const image = await readFile(signed);
     // The command line lives in the unified kernel image's .cmdline section, inside its signature.
-    const cmdline = Buffer.from("console=tty0 console=ttyS0,115200 panic=30 liken.shell=1\0");
+    const cmdline = Buffer.from("console=tty0 console=ttyS0,115200 panic=30\0");
     const at = image.indexOf(cmdline);
     expect(at).toBeGreaterThan(0);
     expect(image.indexOf(cmdline, at + 1)).toBe(-1);
