@@ -11,6 +11,7 @@ import {
   type SecureBootFacts,
   type SecureBootState,
 } from "../hardware/secure-boot.ts";
+import { smbiosValue } from "../hardware/smbios-value.ts";
 import { readCpu, readMemory } from "./cpu.ts";
 import type { CpuReport, MemoryReport, Problem, SystemReport } from "./types.ts";
 
@@ -34,14 +35,7 @@ export interface Inventory {
   readonly problems: readonly Problem[];
 }
 
-/** Placeholders firmware writes where a value belongs. */
-const PLACEHOLDER =
-  /^(|-|none|n\/a|not specified|not settable|not present|not applicable|default string|to be filled by o\.e\.m\.|system serial number|[0-]+|ffffffff-ffff-ffff-ffff-ffffffffffff|03000200-0400-0500-0006-000700080009)$/i;
-
-function value(s: string | undefined | null): string | null {
-  const v = (s ?? "").trim();
-  return PLACEHOLDER.test(v) ? null : v;
-}
+const value = smbiosValue;
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; why: string };
 

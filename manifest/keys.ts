@@ -21,7 +21,9 @@ export const MACHINE_KEYS = [
   "modules",
   "system_disk",
   "reboot_policy",
+  "match",
 ] as const;
+export const MATCH_KEYS = ["mac", "serial", "uuid"] as const;
 export const MODULE_KEYS = ["name", "parameters"] as const;
 export const SELECTOR_PATTERN_KEYS = ["serial", "model", "wwn", "transport", "path"] as const;
 export const SELECTOR_SIZE_KEYS = ["min_size", "max_size"] as const;

@@ -43,6 +43,17 @@ export interface Machine {
   readonly modules: readonly DeclaredModule[];
   readonly system_disk?: DiskSelector;
   readonly reboot_policy: RebootPolicy;
+  /** The hardware that is this machine, for liken.install=auto. */
+  readonly match?: MachineMatch;
+}
+
+/** Every key given must agree; `mac` agrees when any NIC of the machine has one of them. */
+export interface MachineMatch {
+  /** Lower case, colons. */
+  readonly mac?: readonly string[];
+  readonly serial?: string;
+  /** Lower case. */
+  readonly uuid?: string;
 }
 
 export interface Manifest {

@@ -13,6 +13,7 @@ import { allowedHint } from "./suggest.ts";
 import type { TomlTable } from "./toml-values.ts";
 import type { DiskSelector, Machine, MachineRole, RebootPolicy } from "./types.ts";
 import { readDiskSelector } from "./validate-disk.ts";
+import { readMatch } from "./validate-match.ts";
 import { readModules } from "./validate-modules.ts";
 
 export function readMachine(ck: Check, entry: TomlTable, path: KeyPath): Machine | undefined {
@@ -24,12 +25,20 @@ export function readMachine(ck: Check, entry: TomlTable, path: KeyPath): Machine
   const system_disk: DiskSelector | null | undefined =
     entry.system_disk === undefined ? undefined : readDiskSelector(ck, entry, path);
   const reboot_policy = readRebootPolicy(ck, entry, path);
+  const match = entry.match === undefined ? undefined : readMatch(ck, entry, path);
   if (name === undefined || role === undefined || ports === undefined) return undefined;
   if (modules === undefined || system_disk === null || reboot_policy === undefined)
     return undefined;
-  return system_disk === undefined
-    ? { name, role, ports, modules, reboot_policy }
-    : { name, role, ports, modules, system_disk, reboot_policy };
+  if (match === null) return undefined;
+  return {
+    name,
+    role,
+    ports,
+    modules,
+    ...(system_disk === undefined ? {} : { system_disk }),
+    reboot_policy,
+    ...(match === undefined ? {} : { match }),
+  };
 }
 
 function readName(ck: Check, entry: TomlTable, path: KeyPath): string | undefined {
@@ -54,6 +63,14 @@ function readName(ck: Check, entry: TomlTable, path: KeyPath): string | undefine
       ck.valuePos([...path, "name"]),
       `machine name ${JSON.stringify(name)} is not a DNS-1123 label`,
       dnsLabelHint(name),
+    );
+    return undefined;
+  }
+  if (name === "auto") {
+    ck.error(
+      ck.valuePos([...path, "name"]),
+      'machine name "auto" is taken',
+      "liken.install=auto installs the machine whose match is the hardware: name this machine otherwise",
     );
     return undefined;
   }

@@ -9,6 +9,7 @@ import type { Machine, Manifest } from "./types.ts";
 import { readCluster, readRelease } from "./validate-cluster.ts";
 import { readLayout } from "./validate-layout.ts";
 import { readMachine } from "./validate-machine.ts";
+import { checkUniqueMatches } from "./validate-match.ts";
 import { readSecureBoot } from "./validate-secure-boot.ts";
 import { readStorage } from "./validate-storage.ts";
 
@@ -69,6 +70,12 @@ function readMachines(ck: Check, doc: TomlTable): Machine[] | undefined {
   });
   checkLeaders(ck, entries);
   checkLeaderPorts(ck, entries);
+  // With every machine read, machines[i] is entries[i]: the positions point at the file.
+  if (complete)
+    checkUniqueMatches(
+      ck,
+      machines.flatMap((m, index) => (m.match ? [{ index, name: m.name, match: m.match }] : [])),
+    );
   return complete ? machines : undefined;
 }
 

@@ -5,7 +5,9 @@ import { randomUUID } from "node:crypto";
 import { oneLine } from "../common/errors.ts";
 import { requireRelease } from "../formats/release.ts";
 import { inventoryDisks } from "../hardware/disks/index.ts";
+import { readMachineIdentity } from "../hardware/machine-identity.ts";
 import { releaseMissingDrivers } from "../hardware/missing-drivers.ts";
+import { chooseMachine } from "../installer/choose-machine.ts";
 import type { Manifest } from "../manifest/index.ts";
 import { planMachines } from "./plans.ts";
 import type { Identity, MenuData } from "./types.ts";
@@ -65,6 +67,7 @@ export async function loadMenuData(src: MenuSources, previous?: MenuData): Promi
       return { disks: previous.disks, problem: oneLine(error) };
     },
   );
+  const matched = await matchedMachine(manifest);
   const plans = planMachines(
     listed.disks,
     manifest,
@@ -77,10 +80,18 @@ export async function loadMenuData(src: MenuSources, previous?: MenuData): Promi
     ...(releaseProblem ? { releaseProblem } : {}),
     identity: src.identity,
     machines: manifest.machines.map((m) => m.name),
+    ...(matched ? { matched } : {}),
     disks: listed.disks,
     ...(listed.problem ? { disksProblem: listed.problem } : {}),
     plans,
     warnings: src.warnings,
     features: src.features,
   };
+}
+
+/** The one machine whose match is this hardware (as liken.install=auto would choose), if any. */
+async function matchedMachine(manifest: Manifest): Promise<string | undefined> {
+  if (!manifest.machines.some((m) => m.match)) return undefined;
+  const choice = chooseMachine(manifest.machines, await readMachineIdentity());
+  return choice.kind === "one" ? choice.machine : undefined;
 }

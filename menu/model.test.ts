@@ -48,6 +48,14 @@ const stepEvent = (step: string, what: string, at = 0): MenuEvent => ({
 });
 
 describe("the main menu", () => {
+  it("marks the machine whose match in the manifest is this hardware", () => {
+    const model = initModel({ ...menuData(BLANK), matched: "worker-1" }, SIZE_80X24);
+    expect(entryLabels(model).slice(0, 2)).toEqual([
+      "Install as leader-1",
+      "Install as worker-1   (this machine, by its match)",
+    ]);
+  });
+
   it("shows the cluster, the release, the machine, every entry and the keys", () => {
     const model = initModel(menuData(BLANK), SIZE_80X24);
     const lines = frameOf(model).lines;

@@ -63,7 +63,7 @@ export function entriesOf(model: Model): Entry[] {
     case "main":
       return [
         ...data.machines.map((m) => ({
-          label: `Install as ${m}`,
+          label: `Install as ${m}${m === data.matched ? "   (this machine, by its match)" : ""}`,
           action: { type: "plan", machine: m, wipe: false } as const,
         })),
         ...data.machines.map((m) => ({

@@ -32,6 +32,8 @@ export interface MenuData {
   readonly identity: Identity;
   /** The manifest's machines, in its order. */
   readonly machines: readonly string[];
+  /** The machine whose match in the manifest selects this hardware, if exactly one does. */
+  readonly matched?: string;
   readonly disks: readonly Disk[];
   /** The disks are being read for the first time: the first screen does not wait for them. */
   readonly disksReading?: boolean;

@@ -40,6 +40,8 @@ export interface NicSpec {
   readonly addr?: string;
   /** Set the multi-function bit (function 0 of a slot whose other functions follow). */
   readonly multifunction?: boolean;
+  /** The NIC's MAC address (QEMU's default is 52:54:00:12:34:56 and up). */
+  readonly mac?: string;
   /**
    * The link at power-on ("up", the default). qemuArgs() cannot say it; the QEMU test
    * harness applies "down" through QMP `set_link` as soon as QEMU answers, while OVMF runs.
@@ -251,7 +253,8 @@ export function qemuArgs(spec: VmSpec): string[] {
     }
   });
   (spec.nics ?? []).forEach((nic, i) => {
-    const { model, acpiIndex, rootPort, addr, multifunction } = nicSpec(nic);
+    const { model, acpiIndex, rootPort, addr, multifunction, mac } = nicSpec(nic);
+    const macOption = mac ? `,mac=${mac}` : "";
     const id = nicId(i);
     if (model === "usb") {
       if (acpiIndex !== undefined || rootPort || addr !== undefined || multifunction) {
@@ -261,7 +264,7 @@ export function qemuArgs(spec: VmSpec): string[] {
         "-netdev",
         `user,id=net${i}`,
         "-device",
-        `usb-net,bus=xhci.0,netdev=net${i},id=${id}`,
+        `usb-net,bus=xhci.0,netdev=net${i},id=${id}${macOption}`,
       );
       return;
     }
@@ -275,6 +278,7 @@ export function qemuArgs(spec: VmSpec): string[] {
     if (addr !== undefined) options += `,addr=${addr}`;
     if (multifunction) options += ",multifunction=on";
     if (acpiIndex !== undefined) options += `,acpi-index=${acpiIndex}`;
+    options += macOption;
     args.push(
       "-netdev",
       `user,id=net${i}`,

@@ -1,14 +1,17 @@
 // `liken-stick unattended --as NAME [--wipe] [PATH...]`: what the stick's /init runs for
 // `liken.install=NAME`; the init reboots or powers off when it exits 0 and holds otherwise.
-import { usageError } from "../../common/errors.ts";
+import { LikenError, usageError } from "../../common/errors.ts";
 import { formatSizeShort } from "../../common/size.ts";
 import { inventoryDisks } from "../../hardware/disks/index.ts";
 import { renderDisks } from "../../hardware/disks/render.ts";
 import { EFIVARS } from "../../hardware/efi-vars.ts";
+import { readMachineIdentity } from "../../hardware/machine-identity.ts";
 import { releaseMissingDrivers } from "../../hardware/missing-drivers.ts";
+import { chooseMachine, describeIdentity } from "../../installer/choose-machine.ts";
 import { unattended } from "../../installer/unattended.ts";
+import type { Manifest } from "../../manifest/index.ts";
 import { requireManifest } from "../load-manifest.ts";
-import type { Verb } from "../verb.ts";
+import type { Io, Verb } from "../verb.ts";
 
 const DEFAULTS = {
   manifest: "/payload/cluster.toml",
@@ -39,6 +42,12 @@ it. The boot order is left alone, so the stick stays first. Exit code 0 means
 the machine may reboot or power off; the stick's /init does that (--then only
 chooses the words). Delete the record to let the stick install again.
 
+With --as auto (liken.install=auto) it installs the one machine whose match in
+the manifest selects this hardware: a NIC's MAC, the SMBIOS system serial or
+UUID, every key of the match agreeing. With none, or more than one, it installs
+nothing and prints this machine's MACs, serial and UUID and the machines that
+came close.
+
 PATHs limit the look and the install to those block devices or image files.
 Without --manifest and --release it uses the stick's payload.`,
   options: [
@@ -46,7 +55,8 @@ Without --manifest and --release it uses the stick's payload.`,
       name: "as",
       type: "string",
       value: "NAME",
-      summary: "the manifest machine to install (required)",
+      summary:
+        "the manifest machine to install, or auto: the one whose match is this hardware (required)",
     },
     {
       name: "wipe",
@@ -95,14 +105,15 @@ Without --manifest and --release it uses the stick's payload.`,
       const value = args.options[name];
       return typeof value === "string" ? value : DEFAULTS[name];
     };
-    const name = args.options.as;
-    if (typeof name !== "string")
+    const asked = args.options.as;
+    if (typeof asked !== "string")
       throw usageError("missing --as NAME", "see liken-stick unattended --help");
     const then = args.options.then ?? "reboot";
     if (then !== "reboot" && then !== "poweroff")
       throw usageError(`--then is "${then}"`, "give --then reboot or --then poweroff");
     const release = option("release");
     const manifest = await requireManifest(option("manifest"), "unattended", io);
+    const name = asked === AUTO ? await machineOfThisHardware(manifest, io) : asked;
     try {
       await unattended({
         manifest,
@@ -133,3 +144,34 @@ Without --manifest and --release it uses the stick's payload.`,
     }
   },
 };
+
+const AUTO = "auto";
+
+/** liken.install=auto: the manifest machine whose match is this hardware, or a refusal that lists what it saw. */
+async function machineOfThisHardware(manifest: Manifest, io: Io): Promise<string> {
+  const identity = await readMachineIdentity();
+  const choice = chooseMachine(manifest.machines, identity);
+  const seen = `this machine: ${describeIdentity(identity)}`;
+  if (choice.kind === "one") {
+    io.out(`liken-stick: ${seen}; it is ${choice.machine} in the manifest\n`);
+    return choice.machine;
+  }
+  io.err(`liken-stick: ${seen}\n`);
+  if (choice.kind === "many")
+    throw new LikenError({
+      kind: "refused",
+      what: `${choice.machines.join(" and ")} all match this hardware`,
+      hint: "make their matches in the manifest tell them apart, or boot with liken.install=NAME",
+      reason: "MachineNotMatched",
+    });
+  for (const near of choice.near)
+    io.err(
+      `liken-stick: ${near.machine} came close: its ${near.agreed.join(" and ")} agreed, its ${near.differed.join(" and ")} did not\n`,
+    );
+  throw new LikenError({
+    kind: "refused",
+    what: "no machine of the manifest matches this hardware",
+    hint: "add this machine's MAC, serial or UUID to its match in the manifest, or boot with liken.install=NAME",
+    reason: "MachineNotMatched",
+  });
+}
