@@ -1,5 +1,6 @@
 // `liken-stick unattended --as NAME [--wipe] [PATH...]`: what the stick's /init runs for
 // `liken.install=NAME`; the init reboots or powers off when it exits 0 and holds otherwise.
+import { readFile } from "node:fs/promises";
 import { LikenError, usageError } from "../../common/errors.ts";
 import { formatSizeShort } from "../../common/size.ts";
 import { inventoryDisks } from "../../hardware/disks/index.ts";
@@ -7,7 +8,10 @@ import { renderDisks } from "../../hardware/disks/render.ts";
 import { EFIVARS } from "../../hardware/efi-vars.ts";
 import { readMachineIdentity } from "../../hardware/machine-identity.ts";
 import { releaseMissingDrivers } from "../../hardware/missing-drivers.ts";
+import { requireNetwork } from "../../hardware/network-up.ts";
+import { produceReport } from "../../hwreport/produce.ts";
 import { chooseMachine, describeIdentity } from "../../installer/choose-machine.ts";
+import { sendReport } from "../../installer/send-report.ts";
 import { unattended } from "../../installer/unattended.ts";
 import type { Manifest } from "../../manifest/index.ts";
 import { requireManifest } from "../load-manifest.ts";
@@ -47,6 +51,12 @@ the manifest selects this hardware: a NIC's MAC, the SMBIOS system serial or
 UUID, every key of the match agreeing. With none, or more than one, it installs
 nothing and prints this machine's MACs, serial and UUID and the machines that
 came close.
+
+With --report URL (liken.report=URL) it then POSTs one JSON document to URL: the
+machine, the installer's status document and the hardware report, whether the
+install was done or failed. It takes an address by DHCP when the machine has no
+route, tries for at most a minute, and says whether the report was sent; the
+exit code is the install's.
 
 PATHs limit the look and the install to those block devices or image files.
 Without --manifest and --release it uses the stick's payload.`,
@@ -94,6 +104,12 @@ Without --manifest and --release it uses the stick's payload.`,
       summary: `the firmware's variables, an efivarfs mount (${DEFAULTS.efivars})`,
     },
     {
+      name: "report",
+      type: "string",
+      value: "URL",
+      summary: "POST what happened (status and hardware report, JSON) to this http(s) URL",
+    },
+    {
       name: "then",
       type: "string",
       value: "reboot|poweroff",
@@ -108,39 +124,52 @@ Without --manifest and --release it uses the stick's payload.`,
     const asked = args.options.as;
     if (typeof asked !== "string")
       throw usageError("missing --as NAME", "see liken-stick unattended --help");
-    const then = args.options.then ?? "reboot";
-    if (then !== "reboot" && then !== "poweroff")
-      throw usageError(`--then is "${then}"`, "give --then reboot or --then poweroff");
+    const thenWord = args.options.then ?? "reboot";
+    if (thenWord !== "reboot" && thenWord !== "poweroff")
+      throw usageError(`--then is "${thenWord}"`, "give --then reboot or --then poweroff");
+    const then: "reboot" | "poweroff" = thenWord;
     const release = option("release");
+    const reportUrl = parseReportUrl(args.options.report);
     const manifest = await requireManifest(option("manifest"), "unattended", io);
-    const name = asked === AUTO ? await machineOfThisHardware(manifest, io) : asked;
+    let machine: string | null = null;
     try {
-      await unattended({
-        manifest,
-        machine: name,
-        releaseDir: release,
-        wipe: args.options.wipe === true,
-        paths: args.operands,
-        statusFile: option("status-file"),
-        recordFile: option("record"),
-        efivars: option("efivars"),
-        then,
-        say: (line) => io.out(`${line}\n`),
-        onEvent: (e) => {
-          if (e.type === "step") io.out(`» ${e.what}\n`);
-          else if (e.done === e.total)
-            io.out(`  ${formatSizeShort(e.total)} written and verified\n`);
-        },
-      });
-      return 0;
-    } catch (error) {
-      // Under the error line (main prints it), every disk with its verdict, as install does.
-      const missing = await releaseMissingDrivers(release).catch(() => undefined);
-      const disks = await inventoryDisks({ paths: args.operands, missingDrivers: missing }).catch(
-        () => [],
-      );
-      io.err(renderDisks(disks));
-      throw error;
+      const name = asked === AUTO ? await machineOfThisHardware(manifest, io) : asked;
+      machine = name;
+      return await install(name);
+    } finally {
+      if (reportUrl)
+        await reportTo(reportUrl, machine, manifest, release, option("status-file"), io);
+    }
+
+    async function install(name: string): Promise<number> {
+      try {
+        await unattended({
+          manifest,
+          machine: name,
+          releaseDir: release,
+          wipe: args.options.wipe === true,
+          paths: args.operands,
+          statusFile: option("status-file"),
+          recordFile: option("record"),
+          efivars: option("efivars"),
+          then,
+          say: (line) => io.out(`${line}\n`),
+          onEvent: (e) => {
+            if (e.type === "step") io.out(`» ${e.what}\n`);
+            else if (e.done === e.total)
+              io.out(`  ${formatSizeShort(e.total)} written and verified\n`);
+          },
+        });
+        return 0;
+      } catch (error) {
+        // Under the error line (main prints it), every disk with its verdict, as install does.
+        const missing = await releaseMissingDrivers(release).catch(() => undefined);
+        const disks = await inventoryDisks({ paths: args.operands, missingDrivers: missing }).catch(
+          () => [],
+        );
+        io.err(renderDisks(disks));
+        throw error;
+      }
     }
   },
 };
@@ -174,4 +203,56 @@ async function machineOfThisHardware(manifest: Manifest, io: Io): Promise<string
     hint: "add this machine's MAC, serial or UUID to its match in the manifest, or boot with liken.install=NAME",
     reason: "MachineNotMatched",
   });
+}
+
+function parseReportUrl(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const url = typeof value === "string" && URL.canParse(value) ? new URL(value) : undefined;
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:"))
+    throw usageError(
+      `--report ${String(value)} is not an http or https URL`,
+      "give a URL such as http://10.0.0.1:8080/liken/reports",
+    );
+  return url.href;
+}
+
+/** Sends the install's report to `url`; says what came of it, and never throws. */
+async function reportTo(
+  url: string,
+  machine: string | null,
+  manifest: Manifest,
+  releaseDir: string,
+  statusFile: string,
+  io: Io,
+): Promise<void> {
+  const say = (line: string) => io.out(`liken-stick: ${line}\n`);
+  try {
+    await requireNetwork();
+  } catch (error) {
+    say(`report not sent to ${url}: ${(error as Error).message} (the install is not affected)`);
+    return;
+  }
+  const status = await readFile(statusFile, "utf8").then(
+    (t) => JSON.parse(t) as unknown,
+    () => null,
+  );
+  const hardware = await produceReport({
+    manifest,
+    ...(machine ? { machine } : {}),
+    releaseDir,
+  }).then(
+    (r) => r.report,
+    () => null,
+  );
+  const outcome = await sendReport(url, {
+    schema: "liken-install-report/1",
+    machine,
+    status,
+    hardware,
+  });
+  say(
+    outcome.sent
+      ? `report sent to ${url} (${outcome.detail})`
+      : `report not sent to ${url} after ${outcome.tries} tries: ${outcome.detail} (the install is not affected)`,
+  );
 }

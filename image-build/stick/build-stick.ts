@@ -27,6 +27,7 @@ import { requireRelease } from "../../formats/release.ts";
 import { createBmap } from "../../tools/bmaptool.ts";
 import { extractErofs } from "../../tools/fsck-erofs.ts";
 import { makeSquashfs } from "../../tools/mksquashfs.ts";
+import { UDHCPC_SCRIPT, UDHCPC_SCRIPT_TEXT } from "../../tools/udhcpc.ts";
 import { bundleCommand } from "../bundle.ts";
 import { installBundle } from "../code-cache.ts";
 import { copyFromRoot, installTools } from "../copy-from-root.ts";
@@ -390,6 +391,9 @@ async function buildStickRoot(
   await writeFile(join(tree, "etc/passwd"), "root:x:0:0:root:/root:/bin/sh\n");
   await writeFile(join(tree, "etc/group"), "root:x:0:\n");
   await symlink("/proc/self/mounts", join(tree, "etc/mtab"));
+  // busybox's udhcpc configures a lease through this script (liken.report=URL).
+  await mkdir(join(tree, dirname(UDHCPC_SCRIPT).slice(1)), { recursive: true });
+  await writeFile(join(tree, UDHCPC_SCRIPT.slice(1)), UDHCPC_SCRIPT_TEXT, { mode: 0o755 });
 
   await installModules(inputs, tree, stickModules(await readModuleIndex(inputs.root)));
 }

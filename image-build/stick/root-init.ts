@@ -1,7 +1,8 @@
 // The /init of the stick's root, which the initramfs (initrd-init.ts) switch_roots into
 // with the payload verified and mounted on /payload: it loads the drivers the hardware asks
 // for (by modalias) and brings every NIC's link up while it starts the unattended install
-// that `liken.install=NAME` names, or the menu on the screen and on the serial console.
+// that `liken.install=NAME` names (and sends its report to `liken.report=URL`), or the menu
+// on the screen and on the serial console.
 // PID 1 never exits: a kernel whose init ends panics.
 import { dirname } from "node:path";
 import { STICK_DRIVERS_LOADING } from "../../formats/boot-interface.ts";
@@ -24,9 +25,10 @@ mount -t tmpfs -o mode=0700 tmpfs /root
 
 ${CONSOLE_FUNCTIONS}
 
-INSTALL= THEN=poweroff WIPE= DISKS= SHELL_ONLY=
+INSTALL= THEN=poweroff WIPE= DISKS= SHELL_ONLY= REPORT=
 for word in $(cat /proc/cmdline); do
   case "$word" in
+    liken.report=*) REPORT="--report \${word#liken.report=}" ;;
     liken.install=*) INSTALL="\${word#liken.install=}" ;;
     liken.disks=*) DISKS=$(echo "\${word#liken.disks=}" | tr , ' ') ;;
     liken.shell=1) SHELL_ONLY=1 ;;
@@ -73,7 +75,7 @@ if [ -n "$INSTALL" ]; then
   mkdir -p /run/liken
   { liken-stick unattended --as "$INSTALL" --then "$THEN" --manifest /payload/cluster.toml \\
       --release /payload/release --status-file /run/liken/install-status.json \\
-      --record /payload/installed.json $WIPE $DISKS 2>&1
+      --record /payload/installed.json $WIPE $REPORT $DISKS 2>&1
     echo $? > /run/liken/unattended.rc; } | tee $CONSOLES > /dev/null
   if [ "$(cat /run/liken/unattended.rc)" = 0 ]; then
     umount /payload; sync
