@@ -55,9 +55,8 @@ export function otherSlot(slot: Slot): Slot {
 
 /** Which slot and entry this boot came from: from the boot loader's variables, checked against the command line, never from a default. */
 export function identifyBoot(facts: BootFacts): BootIdentity {
-  const fromLoader =
-    entryFromLoaderId(facts.loaderEntrySelected) ??
-    entryFromLoaderId(facts.loaderBootCountPath?.split(/[\\/]/).pop() ?? null);
+  const counted = countedEntry(facts.loaderBootCountPath);
+  const fromLoader = entryFromLoaderId(facts.loaderEntrySelected) ?? counted;
   const slot = facts.cmdlineSlot;
   if (slot === null)
     return { kind: "unknown", reason: "no liken.slot= on the kernel command line" };
@@ -75,11 +74,15 @@ export function identifyBoot(facts: BootFacts): BootIdentity {
   // LoaderBootCountPath outlives a trial whose image failed to start (the firmware refused
   // it, then started systemd-boot again, which booted the proven entry): it marks a trial
   // only when it names the entry booted now.
-  const counted = entryFromLoaderId(facts.loaderBootCountPath?.split(/[\\/]/).pop() ?? null);
   const countedNow =
     counted !== undefined && counted.slot === slot && counted.version === facts.version;
   const trial = countedNow || (entry !== null && entry.triesLeft !== null);
   return { kind: trial ? "trial" : "proven", slot, version: facts.version, entry };
+}
+
+/** The entry LoaderBootCountPath (`\\loader\\entries\\NAME+L-D.conf`) names. */
+function countedEntry(path: string | null) {
+  return entryFromLoaderId(path?.split(/[\\/]/).pop() ?? null);
 }
 
 function entryFromLoaderId(id: string | null) {
@@ -166,7 +169,7 @@ export function rejectionFor(
   // systemd-boot counted the trial down in this very power-on (the variable does not survive
   // a reset), so its image never ran: the firmware or systemd-boot refused to start it, and
   // the firmware then started systemd-boot again, which took the proven entry.
-  const counted = entryFromLoaderId(loaderBootCountPath?.split(/[\\/]/).pop() ?? null);
+  const counted = countedEntry(loaderBootCountPath);
   if (counted?.slot === entry.slot && counted.version === entry.version)
     return {
       ...base,

@@ -81,11 +81,12 @@ export async function installSlotFiles(
         ["vmlinuz", "vmlinuz"],
         ["initrd.img", "initrd.img"],
       ];
-  for (const [from, to] of [...boot, ["release.toml", "release.toml"]]) {
+  const files: [string, string][] = [...boot, ["release.toml", "release.toml"]];
+  for (const [from, to] of files) {
     const temporary = join(dir, `${to}.new`);
-    await copyFile(join(release.dir, from as string), temporary);
+    await copyFile(join(release.dir, from), temporary);
     await fsyncFile(temporary);
-    await rename(temporary, join(dir, to as string));
+    await rename(temporary, join(dir, to));
     await syncDir(dir);
   }
   const stale = release.signed ? ["vmlinuz", "initrd.img"] : [SLOT_UKI];

@@ -5,11 +5,9 @@
 // never bootable and reads empty), then the slot's data blocks are written and read back,
 // then its kernel and initrd, and its counted entry last. A power loss anywhere leaves the
 // proven slot to boot, and the next boot starts the staging over.
-import { open, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { open } from "node:fs/promises";
 import { LikenError } from "../common/errors.ts";
-import { signerVerdict } from "../formats/pe-signer.ts";
-import { RELEASE_UKI, requireRelease, verifyRelease } from "../formats/release.ts";
+import { releaseSigner, requireRelease, verifyRelease } from "../formats/release.ts";
 import { hashRegion, writeImage } from "../formats/write-image.ts";
 import { disksMissingDrivers, portsMissingDrivers } from "../hardware/missing-drivers.ts";
 import { readSecureBoot } from "../hardware/secure-boot.ts";
@@ -82,9 +80,7 @@ export async function stageRelease(input: StageInput): Promise<void> {
   // wait at its firmware's screen): refused here, before a byte is written.
   const secureBoot = await readSecureBoot();
   if (secureBoot?.state === "enabled") {
-    const { verdict, signer } = release.signed
-      ? signerVerdict(await readFile(join(release.dir, RELEASE_UKI)), secureBoot.db)
-      : { verdict: "unsigned", signer: null };
+    const { verdict, signer } = await releaseSigner(release, secureBoot.db);
     if (verdict === "unsigned")
       throw new StagingRefused(
         "SignatureNotTrusted",

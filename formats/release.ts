@@ -8,6 +8,7 @@ import TOML from "@iarna/toml";
 import { LikenError } from "../common/errors.ts";
 import { MIB } from "../common/size.ts";
 import type { BootModules } from "./boot-modules.ts";
+import { type SignerVerdict, signerVerdict } from "./pe-signer.ts";
 
 export interface ReleaseFile {
   readonly sha256: string;
@@ -165,4 +166,13 @@ export async function requireBootModules(release: ReleaseInfo): Promise<BootModu
     builtin: data.builtin,
     aliases: data.aliases,
   };
+}
+
+/** Who signed the release's boot image, judged against `db`; unsigned without liken.efi. */
+export async function releaseSigner(
+  release: ReleaseInfo,
+  db: readonly Buffer[],
+): Promise<SignerVerdict> {
+  if (!release.signed) return { verdict: "unsigned", signer: null };
+  return signerVerdict(await readFile(join(release.dir, RELEASE_UKI)), db);
 }

@@ -1,10 +1,11 @@
 // What identifies this machine for liken.install=auto: the MACs of its NICs (network
 // interfaces with a device behind them, as the hardware report lists them), the SMBIOS
 // system serial and UUID from /sys/class/dmi/id (readable by root).
-import { readdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { smbiosValue } from "./smbios-value.ts";
 import { waitForStickDrivers } from "./stick-drivers.ts";
+import { findNics } from "./sysfs.ts";
 
 export interface MachineIdentityFacts {
   readonly macs: readonly string[];
@@ -20,13 +21,11 @@ export async function readMachineIdentity(root = "/"): Promise<MachineIdentityFa
       (text) => text.trim(),
       () => null,
     );
-  const net = "sys/class/net";
-  const macs: string[] = [];
-  for (const name of (await readdir(join(root, net)).catch(() => [] as string[])).sort()) {
-    if ((await read(`${net}/${name}/device/uevent`)) === null) continue;
-    const mac = await read(`${net}/${name}/address`);
-    if (mac && mac !== "00:00:00:00:00:00") macs.push(mac.toLowerCase());
-  }
+  // NICs with a device behind them, as the hardware report lists them.
+  const macs = (await findNics(root))
+    .map((n) => n.mac?.toLowerCase())
+    .filter((mac): mac is string => mac !== undefined && mac !== "00:00:00:00:00:00")
+    .sort();
   const uuid = smbiosValue(await read("sys/class/dmi/id/product_uuid"));
   return {
     macs,

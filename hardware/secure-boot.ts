@@ -8,6 +8,7 @@ import {
   EFI_GLOBAL_VARIABLE,
   EFI_IMAGE_SECURITY_DATABASE,
 } from "../formats/secure-boot-vars.ts";
+import { EFIVARS } from "./efi-vars.ts";
 
 /**
  * `enabled`: the firmware checks every EFI program against db; `disabled`: it checks
@@ -28,8 +29,6 @@ export interface SecureBootFacts {
   readonly db: readonly Buffer[];
 }
 
-const EFIVARS = "sys/firmware/efi/efivars";
-
 /** The facts under `root` (a test's folder, or "/"); undefined without UEFI variables. */
 export async function readSecureBoot(root = "/"): Promise<SecureBootFacts | undefined> {
   const value = (name: string, guid: string) =>
@@ -47,14 +46,16 @@ export async function readSecureBoot(root = "/"): Promise<SecureBootFacts | unde
   if (secureBoot === undefined && setupMode === undefined) return undefined;
   const state: SecureBootState =
     setupMode?.[0] === 1 ? "setup-mode" : secureBoot?.[0] === 1 ? "enabled" : "disabled";
+  const certificates = (value: Buffer | undefined) =>
+    value ? decodeSignatureLists(value).map((e) => e.certificate) : [];
+  const dbCertificates = certificates(db);
   return {
     state,
-    keys: { pk: names(pk), kek: names(kek), db: names(db) },
-    db: db ? decodeSignatureLists(db).map((e) => e.certificate) : [],
+    keys: {
+      pk: certificates(pk).map(commonName),
+      kek: certificates(kek).map(commonName),
+      db: dbCertificates.map(commonName),
+    },
+    db: dbCertificates,
   };
-}
-
-function names(value: Buffer | undefined): string[] {
-  if (!value) return [];
-  return decodeSignatureLists(value).map((e) => commonName(e.certificate));
 }

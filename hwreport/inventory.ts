@@ -35,8 +35,6 @@ export interface Inventory {
   readonly problems: readonly Problem[];
 }
 
-const value = smbiosValue;
-
 type Outcome<T> = { ok: true; value: T } | { ok: false; why: string };
 
 /** `promise`, or a failure after `ms`: a hung tool must not hang the report. */
@@ -215,28 +213,28 @@ export async function readInventory(root = "/", timeoutMs = 3000): Promise<Inven
   const bb = baseboard.ok ? baseboard.value : undefined;
   return {
     system: {
-      manufacturer: value(s?.manufacturer),
-      product: value(s?.model),
-      serial: value(s?.serial),
-      uuid: value(s?.uuid)?.toLowerCase() ?? null,
+      manufacturer: smbiosValue(s?.manufacturer),
+      product: smbiosValue(s?.model),
+      serial: smbiosValue(s?.serial),
+      uuid: smbiosValue(s?.uuid)?.toLowerCase() ?? null,
       baseboard: {
-        manufacturer: value(bb?.manufacturer),
-        product: value(bb?.model),
-        serial: value(bb?.serial),
+        manufacturer: smbiosValue(bb?.manufacturer),
+        product: smbiosValue(bb?.model),
+        serial: smbiosValue(bb?.serial),
       },
       firmware: {
         ...firmware,
-        vendor: value(b?.vendor),
-        version: value(b?.version),
-        date: value(b?.releaseDate),
+        vendor: smbiosValue(b?.vendor),
+        version: smbiosValue(b?.version),
+        date: smbiosValue(b?.releaseDate),
       },
     },
     cpu:
       cpu.ok && cpu.value
         ? {
             ...cpu.value,
-            manufacturer: value(cpu.value.manufacturer),
-            brand: value(cpu.value.brand),
+            manufacturer: smbiosValue(cpu.value.manufacturer),
+            brand: smbiosValue(cpu.value.brand),
           }
         : null,
     memory: mem.ok ? mem.value : null,

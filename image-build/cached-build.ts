@@ -143,6 +143,9 @@ async function listFiles(dir: string): Promise<string[]> {
 /** The manifest's [secure_boot] settings, or the defaults a signed stick takes without them. */
 async function secureBootSettings(manifest: string): Promise<SecureBootSettings> {
   const result = parseManifest(await readFile(manifest, "utf8"), manifest);
-  if (!result.ok) throw new Error(`${manifest} is not a valid manifest`);
+  if (!result.ok)
+    throw new Error(
+      `${manifest} is not a valid manifest (run liken-stick manifest check ${manifest})`,
+    );
   return result.manifest.secureBoot ?? { keepMicrosoft: true, enroll: "force" };
 }

@@ -124,52 +124,48 @@ Without --manifest and --release it uses the stick's payload.`,
     const asked = args.options.as;
     if (typeof asked !== "string")
       throw usageError("missing --as NAME", "see liken-stick unattended --help");
-    const thenWord = args.options.then ?? "reboot";
-    if (thenWord !== "reboot" && thenWord !== "poweroff")
-      throw usageError(`--then is "${thenWord}"`, "give --then reboot or --then poweroff");
-    const then: "reboot" | "poweroff" = thenWord;
+    const then = args.options.then ?? "reboot";
+    if (then !== "reboot" && then !== "poweroff")
+      throw usageError(`--then is "${then}"`, "give --then reboot or --then poweroff");
     const release = option("release");
     const reportUrl = parseReportUrl(args.options.report);
     const manifest = await requireManifest(option("manifest"), "unattended", io);
     let machine: string | null = null;
     try {
-      const name = asked === AUTO ? await machineOfThisHardware(manifest, io) : asked;
-      machine = name;
-      return await install(name);
+      machine = asked === AUTO ? await machineOfThisHardware(manifest, io) : asked;
+      await unattended({
+        manifest,
+        machine,
+        releaseDir: release,
+        wipe: args.options.wipe === true,
+        paths: args.operands,
+        statusFile: option("status-file"),
+        recordFile: option("record"),
+        efivars: option("efivars"),
+        then,
+        say: (line) => io.out(`${line}\n`),
+        onEvent: (e) => {
+          if (e.type === "step") io.out(`» ${e.what}\n`);
+          else if (e.done === e.total)
+            io.out(`  ${formatSizeShort(e.total)} written and verified\n`);
+        },
+      });
+      return 0;
+    } catch (error) {
+      // Under the error line (main prints it), every disk with its verdict, as install does;
+      // a machine auto could not name has printed what it is instead.
+      if (machine !== null) {
+        const missing = await releaseMissingDrivers(release).catch(() => undefined);
+        const disks = await inventoryDisks({
+          paths: args.operands,
+          missingDrivers: missing,
+        }).catch(() => []);
+        io.err(renderDisks(disks));
+      }
+      throw error;
     } finally {
       if (reportUrl)
         await reportTo(reportUrl, machine, manifest, release, option("status-file"), io);
-    }
-
-    async function install(name: string): Promise<number> {
-      try {
-        await unattended({
-          manifest,
-          machine: name,
-          releaseDir: release,
-          wipe: args.options.wipe === true,
-          paths: args.operands,
-          statusFile: option("status-file"),
-          recordFile: option("record"),
-          efivars: option("efivars"),
-          then,
-          say: (line) => io.out(`${line}\n`),
-          onEvent: (e) => {
-            if (e.type === "step") io.out(`» ${e.what}\n`);
-            else if (e.done === e.total)
-              io.out(`  ${formatSizeShort(e.total)} written and verified\n`);
-          },
-        });
-        return 0;
-      } catch (error) {
-        // Under the error line (main prints it), every disk with its verdict, as install does.
-        const missing = await releaseMissingDrivers(release).catch(() => undefined);
-        const disks = await inventoryDisks({ paths: args.operands, missingDrivers: missing }).catch(
-          () => [],
-        );
-        io.err(renderDisks(disks));
-        throw error;
-      }
     }
   },
 };

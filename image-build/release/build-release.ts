@@ -27,8 +27,7 @@ import {
 } from "../inputs/index.ts";
 import { installModules } from "../modules-install.ts";
 import type { KeySet } from "../secure-boot/keys.ts";
-import { signPe } from "../secure-boot/sign-pe.ts";
-import { buildUki } from "../secure-boot/uki.ts";
+import { signedBootFiles } from "../secure-boot/uki.ts";
 import { requireUnpackedInputs, type UnpackedInputs } from "../unpacked.ts";
 import { appendVerityTree } from "../verity-image.ts";
 import type { ReleaseFault } from "./faults.ts";
@@ -111,19 +110,16 @@ export async function buildRelease(o: ReleaseOptions): Promise<void> {
   await copyFile(inputs.vmlinuz, join(o.out, "vmlinuz"));
   const root = await buildRootfs(o, inputs, join(o.workDir, "rootfs-tree"));
   if (o.sign) {
-    const db = o.sign.signers.db;
-    await writeFile(
-      join(o.out, "systemd-bootx64.efi"),
-      signPe(await readFile(inputs.systemdBoot), db),
+    const { loader, uki: signed } = await signedBootFiles(
+      inputs,
+      {
+        initrd: await readFile(join(o.out, "initrd.img")),
+        cmdline: signedKernelOptions(root.verity),
+        osRelease: osRelease(o.version),
+      },
+      o.sign.signers.db,
     );
-    const uki = buildUki({
-      stub: await readFile(inputs.efiStub),
-      kernel: await readFile(inputs.vmlinuz),
-      initrd: await readFile(join(o.out, "initrd.img")),
-      cmdline: signedKernelOptions(root.verity),
-      osRelease: osRelease(o.version),
-    });
-    const signed = signPe(uki, db);
+    await writeFile(join(o.out, "systemd-bootx64.efi"), loader);
     // One byte of the signed command line changed (panic=10 becomes panic=11): the firmware's
     // check of every byte fails, while the signer is still the cluster's db key.
     if (o.fault === "signature") {

@@ -6,9 +6,8 @@ import { createPrivateKey, randomUUID, X509Certificate } from "node:crypto";
 import { chmod, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { LikenError } from "../../common/errors.ts";
-import { signerVerdict } from "../../formats/pe-signer.ts";
 import type { Signer } from "../../formats/pkcs7.ts";
-import { RELEASE_UKI, type ReleaseInfo } from "../../formats/release.ts";
+import { type ReleaseInfo, releaseSigner } from "../../formats/release.ts";
 import {
   encodeAuthenticatedUpdate,
   encodeSignatureLists,
@@ -136,8 +135,7 @@ export async function requireReleaseSignedBy(release: ReleaseInfo, keys: KeySet)
       hint: `build the release with liken-stick release --sign ${keys.dir}`,
       reason: "ReleaseInvalid",
     });
-  if (!release.signed) throw refuse("is not signed");
-  const image = await readFile(join(release.dir, RELEASE_UKI));
-  const { verdict, signer } = signerVerdict(image, [keys.signers.db.certificate]);
+  const { verdict, signer } = await releaseSigner(release, [keys.signers.db.certificate]);
+  if (verdict === "unsigned") throw refuse("is not signed");
   if (verdict !== "trusted") throw refuse(`is signed by "${signer}", not by ${keys.dir}/db.key`);
 }

@@ -2,7 +2,11 @@
 // systemd-boot-efi) with the kernel, the initramfs, the command line and an os-release
 // added as sections, so one signature covers all four. Debian 12 has no ukify; the stub's
 // manual describes these sections, and formats/pe.ts adds them the way objcopy would.
+import { readFile } from "node:fs/promises";
 import { addSections } from "../../formats/pe.ts";
+import type { Signer } from "../../formats/pkcs7.ts";
+import type { UnpackedInputs } from "../unpacked.ts";
+import { signPe } from "./sign-pe.ts";
 
 export interface UkiParts {
   readonly stub: Buffer;
@@ -22,4 +26,18 @@ export function buildUki(p: UkiParts): Buffer {
     { name: ".linux", data: p.kernel },
     { name: ".initrd", data: p.initrd },
   ]);
+}
+
+/** systemd-boot and a unified kernel image on the pinned kernel, both signed with db. */
+export async function signedBootFiles(
+  inputs: UnpackedInputs,
+  image: { readonly initrd: Buffer; readonly cmdline: string; readonly osRelease: string },
+  db: Signer,
+): Promise<{ readonly loader: Buffer; readonly uki: Buffer }> {
+  const uki = buildUki({
+    stub: await readFile(inputs.efiStub),
+    kernel: await readFile(inputs.vmlinuz),
+    ...image,
+  });
+  return { loader: signPe(await readFile(inputs.systemdBoot), db), uki: signPe(uki, db) };
 }

@@ -38,8 +38,7 @@ import { readModuleIndex, requireNodeBinary, stickModules } from "../inputs/inde
 import { installModules } from "../modules-install.ts";
 import { enrollmentFiles, type StickSigning } from "../secure-boot/enrollment.ts";
 import { requireReleaseSignedBy } from "../secure-boot/keys.ts";
-import { signPe } from "../secure-boot/sign-pe.ts";
-import { buildUki } from "../secure-boot/uki.ts";
+import { signedBootFiles } from "../secure-boot/uki.ts";
 import { requireUnpackedInputs, type UnpackedInputs } from "../unpacked.ts";
 import { appendVerityTree } from "../verity-image.ts";
 import { STICK_RELEASE_MOUNT, STICK_ROOT_IMAGE, stickInitrdInit } from "./initrd-init.ts";
@@ -295,18 +294,13 @@ async function buildStickEsp(
   const entry = ["title liken install stick"];
   if (o.sign) {
     const db = o.sign.keys.signers.db;
-    await writeFile(
-      join(esp, "EFI/BOOT/BOOTX64.EFI"),
-      signPe(await readFile(inputs.systemdBoot), db),
+    const { loader, uki } = await signedBootFiles(
+      inputs,
+      { initrd: await readFile(initrd), cmdline, osRelease: STICK_OS_RELEASE },
+      db,
     );
-    const uki = buildUki({
-      stub: await readFile(inputs.efiStub),
-      kernel: await readFile(inputs.vmlinuz),
-      initrd: await readFile(initrd),
-      cmdline,
-      osRelease: STICK_OS_RELEASE,
-    });
-    await writeFile(join(esp, STICK_UKI), signPe(uki, db));
+    await writeFile(join(esp, "EFI/BOOT/BOOTX64.EFI"), loader);
+    await writeFile(join(esp, STICK_UKI), uki);
     entry.push(`efi /${STICK_UKI}`);
     const keysDir = join(esp, "loader/keys/auto");
     await mkdir(keysDir, { recursive: true });
