@@ -54,8 +54,11 @@ export async function cachedStick(recipe: {
   append?: readonly string[];
   /** A key folder (liken-stick keys): a signed stick that enrolls them in setup mode. */
   signKeys?: string;
+  /** The hybrid ISO instead of the raw image. */
+  iso?: boolean;
 }): Promise<string> {
-  const { signKeys, ...unsigned } = recipe;
+  const { signKeys, iso, ...unsigned } = recipe;
+  const file = iso ? "stick.iso" : "stick.img";
   const fileHash = async (path: string) =>
     createHash("sha256")
       .update(await readFile(path))
@@ -70,18 +73,19 @@ export async function cachedStick(recipe: {
       releaseHash,
       append: recipe.append ?? [],
       keys: signKeys ? await keysHash(signKeys) : null,
+      file,
     },
     async (out, workDir) => {
       await buildStick({
         ...unsigned,
         ...(keys ? { sign: { keys, ...(await secureBootSettings(recipe.manifest)) } } : {}),
-        out: join(out, "stick.img"),
+        out: join(out, file),
         epoch: buildEpoch(),
         workDir,
       });
     },
   );
-  return join(dir, "stick.img");
+  return join(dir, file);
 }
 
 async function cached(

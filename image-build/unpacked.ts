@@ -20,6 +20,8 @@ export interface UnpackedInputs {
   /** systemd's EFI stub, which unified kernel images are built on. */
   readonly efiStub: string;
   readonly busybox: string;
+  /** iPXE for UEFI that drives the NIC through the firmware (SNP): what netboot's PXE clients load. */
+  readonly ipxe: string;
 }
 
 export async function requireUnpackedInputs(): Promise<UnpackedInputs> {
@@ -47,5 +49,6 @@ export async function requireUnpackedInputs(): Promise<UnpackedInputs> {
     systemdBoot: join(root, "usr/lib/systemd/boot/efi/systemd-bootx64.efi"),
     efiStub: join(root, "usr/lib/systemd/boot/efi/linuxx64.efi.stub"),
     busybox: join(root, "bin", "busybox"),
+    ipxe: join(root, "usr/lib/ipxe/snponly.efi"),
   };
 }

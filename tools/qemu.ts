@@ -120,6 +120,11 @@ export interface VmSpec {
   readonly stick?: string;
   /** Let the guest write the stick image itself (by default its writes go to a throwaway overlay). */
   readonly stickWritable?: boolean;
+  /**
+   * An ISO in a CD drive on its own AHCI controller, first in the boot order (a stick
+   * too: the stick first): a BMC's virtual media or a real drive, both read-only.
+   */
+  readonly cdrom?: string;
   /** Disks in boot order, after the stick. */
   readonly disks?: readonly VmDisk[];
   /** Network ports, none by default; each on its own user-mode network (no host setup). */
@@ -215,6 +220,16 @@ export function qemuArgs(spec: VmSpec): string[] {
       ...["-drive", `if=none,id=stick,format=raw,file=${qemuValue(spec.stick)}${snapshot}`],
       "-device",
       `usb-storage,bus=xhci.0,drive=stick,id=${STICK_DEVICE_ID},removable=on,bootindex=1`,
+    );
+  }
+  if (spec.cdrom) {
+    args.push(
+      ...[
+        "-drive",
+        `if=none,id=cd0,format=raw,media=cdrom,readonly=on,file=${qemuValue(spec.cdrom)}`,
+      ],
+      ...["-device", "ahci,id=cdahci"],
+      ...["-device", "ide-cd,bus=cdahci.0,drive=cd0,id=cd0-dev,bootindex=1"],
     );
   }
   const disks = spec.disks ?? [];

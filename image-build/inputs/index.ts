@@ -21,6 +21,7 @@ export {
   type ModuleIndex,
   moduleClosure,
   moduleName,
+  netbootModules,
   readModuleIndex,
   releaseBootModules,
   resolveModalias,

@@ -85,6 +85,14 @@ export const STICK_NAMED_MODULES: readonly string[] = [
   "hid_generic",
 ];
 
+/** The NIC drivers the netboot initramfs carries: every wired one, and virtio's. */
+export function netbootModules(index: ModuleIndex): string[] {
+  return [
+    ...allDriversUnder(index, ["kernel/drivers/net/ethernet/", "kernel/drivers/net/usb/"]),
+    "virtio_net",
+  ];
+}
+
 /** The names the stick carries: every module under STICK_DRIVER_PREFIXES and STICK_NAMED_MODULES. */
 export function stickModules(index: ModuleIndex): string[] {
   return [...new Set([...allDriversUnder(index, STICK_DRIVER_PREFIXES), ...STICK_NAMED_MODULES])];

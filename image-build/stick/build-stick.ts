@@ -19,6 +19,7 @@ import {
   writeFile,
 } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { LikenError } from "../../common/errors.ts";
 import { MIB } from "../../common/size.ts";
 import { loaderConf } from "../../formats/boot-entries.ts";
 import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
@@ -28,13 +29,19 @@ import { createBmap } from "../../tools/bmaptool.ts";
 import { extractErofs } from "../../tools/fsck-erofs.ts";
 import { makeSquashfs } from "../../tools/mksquashfs.ts";
 import { UDHCPC_SCRIPT, UDHCPC_SCRIPT_TEXT } from "../../tools/udhcpc.ts";
+import { makeHybridIso } from "../../tools/xorriso.ts";
 import { bundleCommand } from "../bundle.ts";
 import { installBundle } from "../code-cache.ts";
 import { copyFromRoot, installTools } from "../copy-from-root.ts";
 import { buildFatImage } from "../fat-image.ts";
 import { buildGptImage } from "../gpt-image.ts";
 import { buildInitramfs } from "../initramfs.ts";
-import { readModuleIndex, requireNodeBinary, stickModules } from "../inputs/index.ts";
+import {
+  netbootModules,
+  readModuleIndex,
+  requireNodeBinary,
+  stickModules,
+} from "../inputs/index.ts";
 import { installModules } from "../modules-install.ts";
 import { enrollmentFiles, type StickSigning } from "../secure-boot/enrollment.ts";
 import { requireReleaseSignedBy } from "../secure-boot/keys.ts";
@@ -42,6 +49,7 @@ import { signedBootFiles } from "../secure-boot/uki.ts";
 import { requireUnpackedInputs, type UnpackedInputs } from "../unpacked.ts";
 import { appendVerityTree } from "../verity-image.ts";
 import { STICK_RELEASE_MOUNT, STICK_ROOT_IMAGE, stickInitrdInit } from "./initrd-init.ts";
+import { INITRD_UDHCPC_SCRIPT, type StickMedium } from "./medium-sh.ts";
 import { STICK_BUNDLE, STICK_START, stickRootInit } from "./root-init.ts";
 
 /** The stick's fixed GUIDs: every stick carries the same, so the init finds its payload. */
@@ -79,6 +87,9 @@ export const STICK_MEDIUM_MODULES = [
   "squashfs",
   "erofs",
   "efivarfs",
+  // a CD drive (AHCI, USB, a BMC's virtual media) and the ISO's filesystem
+  "sr_mod",
+  "isofs",
 ];
 
 // The ESP is only read; the payload takes the hardware reports the menu saves (tens of KB
@@ -92,6 +103,9 @@ const FAT32_MIN = 40 * MIB;
 
 /** The payload files the initramfs checks before anything reads them; the installer checks the release's other files against release.toml. */
 const CHECKED_AT_BOOT = ["cluster.toml", "release/release.toml", "release/boot-modules.json"];
+
+/** The ISO 9660 volume label the ISO's initramfs finds its payload by. */
+export const ISO_VOLUME_LABEL = "LIKEN_STICK";
 
 // "Microsoft basic data": any operating system mounts it, so reports can be carried away.
 const PAYLOAD_TYPE = "EBD0A0A2-B9E5-4433-87C0-68B6B72699C7";
@@ -132,25 +146,18 @@ export interface StickOptions {
   readonly workDir: string;
 }
 
+/**
+ * Builds the stick: a raw GPT image (and its .bmap) or, when `out` ends in .iso, a hybrid
+ * ISO that boots as a CD and, written with dd, as a USB disk.
+ */
 export async function buildStick(o: StickOptions): Promise<void> {
-  if (o.sign) await requireReleaseSignedBy(await requireRelease(o.releaseDir), o.sign.keys);
-  const inputs = await requireUnpackedInputs();
-  const { payload, verity, releaseVerity } = await buildPayload(inputs, o);
-  const initrd = await buildStickInitrd(inputs, o, payload, verity, releaseVerity);
-  const esp = await buildStickEsp(inputs, o, initrd);
-
-  const espImage = join(o.workDir, "esp.img");
-  const payloadImage = join(o.workDir, "payload.img");
-  // FAT16, as on Debian's install media: a FAT32 filesystem is at least 32 MiB, twice what
-  // the stick's ESP holds, and UEFI reads FAT16 from removable media.
-  await buildFatImage(espImage, {
-    size: await fatSize(esp, ESP_ROOM, FAT16_MIN),
-    label: "LIKEN-STICK",
-    volumeId: "4c4b0001",
-    tree: esp,
-    epoch: o.epoch,
-    fat16: true,
+  if (o.out.endsWith(".iso")) return buildIso(o);
+  const { inputs, payload, initrd } = await buildStickParts(o, {
+    kind: "stick",
+    payloadPartUuid: STICK_GUIDS.payload.toLowerCase(),
   });
+  const espImage = await buildEspImage(inputs, o, initrd);
+  const payloadImage = join(o.workDir, "payload.img");
   await buildFatImage(payloadImage, {
     size: await fatSize(payload, PAYLOAD_ROOM, FAT32_MIN),
     label: "LIKEN-DATA",
@@ -174,6 +181,71 @@ export async function buildStick(o: StickOptions): Promise<void> {
     },
   ]);
   await createBmap(o.out, `${o.out}.bmap`);
+}
+
+// The ISO: the payload is its ISO 9660 filesystem, the ESP an appended partition that is
+// both the El Torito EFI boot image (a CD) and a GPT partition (the same file on a disk).
+async function buildIso(o: StickOptions): Promise<void> {
+  requireNoWipe(o.append, "an ISO");
+  const { inputs, payload, initrd } = await buildStickParts(o, {
+    kind: "iso",
+    volumeLabel: ISO_VOLUME_LABEL,
+  });
+  const espImage = await buildEspImage(inputs, o, initrd);
+  await mkdir(dirname(o.out), { recursive: true });
+  await makeHybridIso({
+    out: o.out,
+    tree: payload,
+    esp: espImage,
+    volumeLabel: ISO_VOLUME_LABEL,
+    epoch: o.epoch,
+  });
+}
+
+/**
+ * A medium the stick cannot write (an ISO, the network) cannot record what it installed,
+ * so `liken.wipe=1` would wipe and install again at every boot from it.
+ */
+export function requireNoWipe(append: readonly string[] | undefined, medium: string): void {
+  if (!append?.includes("liken.wipe=1")) return;
+  throw new LikenError({
+    kind: "refused",
+    what: `liken.wipe=1 on ${medium}: it cannot record what it installed, so it would wipe and install again at every boot from it`,
+    hint: "leave liken.wipe=1 out (an unattended install claims blank disks only and leaves a disk that holds this machine as it is), or wipe from the menu",
+  });
+}
+
+export interface StickParts {
+  readonly inputs: UnpackedInputs;
+  /** The payload folder: the manifest, the release, SHA256SUMS and the stick's root image. */
+  readonly payload: string;
+  /** The stick's initramfs, which finds the payload on `medium`. */
+  readonly initrd: string;
+}
+
+/** What every medium carries: the payload and the initramfs that finds it there. */
+export async function buildStickParts(o: StickOptions, medium: StickMedium): Promise<StickParts> {
+  if (o.sign) await requireReleaseSignedBy(await requireRelease(o.releaseDir), o.sign.keys);
+  const inputs = await requireUnpackedInputs();
+  const { payload, verity, releaseVerity } = await buildPayload(inputs, o);
+  const initrd = await buildStickInitrd(inputs, o, payload, verity, releaseVerity, medium);
+  return { inputs, payload, initrd };
+}
+
+// The ESP as a FAT16 image, as on Debian's install media: a FAT32 filesystem is at least
+// 32 MiB, twice what the stick's ESP holds, and UEFI reads FAT16 from removable media.
+async function buildEspImage(inputs: UnpackedInputs, o: StickOptions, initrd: string) {
+  const esp = await buildStickEsp(inputs, o, initrd);
+  const espImage = join(o.workDir, "esp.img");
+  await buildFatImage(espImage, {
+    size: await fatSize(esp, ESP_ROOM, FAT16_MIN),
+    label: "LIKEN-STICK",
+    volumeId: "4c4b0001",
+    tree: esp,
+    epoch: o.epoch,
+    fat16: true,
+  });
+  return espImage;
 }
 
 // The payload: the manifest, the release, SHA256SUMS of both, and the stick's root image
@@ -248,6 +320,7 @@ async function buildStickInitrd(
   payload: string,
   verity: Verity,
   releaseVerity: Verity,
+  medium: StickMedium,
 ): Promise<string> {
   const tree = join(o.workDir, "initrd-tree");
   await rm(tree, { recursive: true, force: true });
@@ -255,15 +328,23 @@ async function buildStickInitrd(
   await mkdir(join(tree, "etc/liken"), { recursive: true });
   await copyFile(inputs.busybox, join(tree, "bin/busybox"));
   await installTools(inputs, tree, ["sbin/blkid", "sbin/dmsetup"]);
-  await installModules(inputs, tree, STICK_MEDIUM_MODULES);
-  await writeFile(
-    join(tree, "etc/liken/payload.sha256"),
-    await checksums(payload, CHECKED_AT_BOOT),
-  );
+  const modules = [...STICK_MEDIUM_MODULES];
+  if (medium.kind === "net") {
+    // Every wired NIC driver: which one the machine needs is known only once it runs.
+    modules.push(...netbootModules(await readModuleIndex(inputs.root)));
+    await writeFile(join(tree, INITRD_UDHCPC_SCRIPT.slice(1)), UDHCPC_SCRIPT_TEXT, {
+      mode: 0o755,
+    });
+  }
+  await installModules(inputs, tree, modules);
+  // Fetched over the network, every file is checked before it is used; on a stick or an
+  // ISO, the files read before the roots are mapped (dm-verity checks the roots' blocks).
+  const checked = medium.kind === "net" ? await regularFiles(payload) : CHECKED_AT_BOOT;
+  await writeFile(join(tree, "etc/liken/payload.sha256"), await checksums(payload, checked));
   await writeFile(
     join(tree, "init"),
     stickInitrdInit({
-      payloadPartUuid: STICK_GUIDS.payload.toLowerCase(),
+      medium,
       modules: STICK_MEDIUM_MODULES,
       root: { path: STICK_ROOT_IMAGE, ...verity, fstype: "squashfs" },
       releaseRoot: { path: "release/rootfs.img", ...releaseVerity, fstype: "erofs" },
@@ -288,9 +369,7 @@ async function buildStickEsp(
   await mkdir(join(esp, "EFI/BOOT"), { recursive: true });
   await mkdir(join(esp, "loader/entries"), { recursive: true });
   await mkdir(join(esp, "liken"), { recursive: true });
-  const cmdline = ["console=tty0", "console=ttyS0,115200", "panic=30", ...(o.append ?? [])].join(
-    " ",
-  );
+  const cmdline = stickCmdline(o.append);
   const entry = ["title liken install stick"];
   if (o.sign) {
     const db = o.sign.keys.signers.db;
@@ -319,6 +398,11 @@ async function buildStickEsp(
   }
   await writeFile(join(esp, "loader/entries/liken-stick.conf"), [...entry, ""].join("\n"));
   return esp;
+}
+
+/** The stick's kernel command line: its consoles, and `append` (liken.install=NAME, ...). */
+export function stickCmdline(append: readonly string[] = []): string {
+  return ["console=tty0", "console=ttyS0,115200", "panic=30", ...append].join(" ");
 }
 
 /** The signed stick's unified kernel image on its ESP. */

@@ -1,24 +1,25 @@
 // The /init of the stick's initramfs, which holds only what finds and checks the stick: it
-// loads the USB and disk drivers a stick can sit behind, finds the payload partition by
-// PARTUUID, checks the manifest and the release's index against hashes built into this
-// file, maps the stick's root image (the app, the tools, every driver) and the release's
+// finds the payload on its medium (medium-sh.ts: the stick's partition, the ISO's
+// filesystem, or files fetched over HTTP), checks the manifest and the release's index (on
+// the network, every file) against hashes built into this file, maps the stick's root image (the app, the tools, every driver) and the release's
 // root (whose Node.js the stick runs) through dm-verity with the root hashes built into
 // this file, and switch_roots into the stick's root with the release's on /release.
 // Nothing on the payload is trusted that these hashes do not cover: the roots' blocks are
 // checked as they are read, and the installer checks the release's files against its
 // release.toml before it writes a byte.
 import { CONSOLE_FUNCTIONS } from "./console-sh.ts";
+import { findPayloadSh, type StickMedium } from "./medium-sh.ts";
 
 export interface StickInitrdInit {
-  /** The payload partition's PARTUUID (fixed per image). */
-  readonly payloadPartUuid: string;
-  /** The modules loaded at once: USB host controllers, USB storage, disk controllers, FAT, loop, dm-verity, squashfs. */
+  /** Where the payload is: what this build of the stick boots from. */
+  readonly medium: StickMedium;
+  /** The modules loaded at once: USB host controllers, USB storage, disk controllers, CD, FAT, ISO 9660, loop, dm-verity, squashfs. */
   readonly modules: readonly string[];
   /** The root image on the payload, and what dm-verity checks it against. */
   readonly root: VerityImage;
   /** The release's root image on the payload, mounted on /release in the stick's root. */
   readonly releaseRoot: VerityImage;
-  /** The payload files checked before anything reads them, in `sha256sum -c` form. */
+  /** The payload files checked before anything reads them, in `sha256sum -c` form (on the network: every file, fetched in this order). */
   readonly checksumsFile: string;
 }
 
@@ -29,6 +30,9 @@ export interface VerityImage {
   readonly dataBlocks: number;
   readonly fstype: "squashfs" | "erofs";
 }
+
+/** What the stick booted from (stick, iso or net), for the stick's root: only a stick's payload is written. */
+export const MEDIUM_FILE = "/run/liken/medium";
 
 export const STICK_ROOT_DM_NAME = "liken-stick-root";
 export const STICK_RELEASE_DM_NAME = "liken-stick-release";
@@ -55,20 +59,12 @@ echo 1 > /proc/sys/kernel/printk 2>/dev/null
 
 ${CONSOLE_FUNCTIONS}
 
-say "liken-stick: finding the stick"
 modprobe -qa ${o.modules.join(" ")} 2>/dev/null
 modprobe -q efivarfs 2>/dev/null
 mount -t efivarfs efivarfs /sys/firmware/efi/efivars 2>/dev/null
-# USB enumerates on its own time after its drivers load: wait for the partition, 60 s at most.
-PAYLOAD=
-for i in $(seq 1 300); do
-  PAYLOAD=$(blkid -c /dev/null -l -o device -t PARTUUID=${o.payloadPartUuid} 2>/dev/null)
-  [ -n "$PAYLOAD" ] && break
-  sleep 0.2
-done
-[ -n "$PAYLOAD" ] || hold "the stick's payload partition (PARTUUID ${o.payloadPartUuid}) did not appear: write the stick again, or try another USB port"
-mount -t vfat -o rw,noatime "$PAYLOAD" /payload || hold "cannot mount the payload partition $PAYLOAD: write the stick again"
-(cd /payload && sha256sum -c -s ${o.checksumsFile}) || hold "the payload's checksums do not match: write the stick again"
+${findPayloadSh(o.medium, o.checksumsFile)}
+mkdir -p /run/liken
+echo ${o.medium.kind} > ${MEDIUM_FILE}
 ${mapVerity("the stick's root", o.root, "/dev/loop0", STICK_ROOT_DM_NAME, "/root")}
 ${mapVerity("the release's root", o.releaseRoot, "/dev/loop1", STICK_RELEASE_DM_NAME, `/root${STICK_RELEASE_MOUNT}`)}
 say "liken-stick: payload $PAYLOAD verified"

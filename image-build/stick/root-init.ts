@@ -9,6 +9,7 @@ import { STICK_DRIVERS_LOADING } from "../../formats/boot-interface.ts";
 import { codeCacheFile } from "../code-cache.ts";
 import { MODALIASES_SH } from "../modaliases-sh.ts";
 import { CONSOLE_FUNCTIONS } from "./console-sh.ts";
+import { MEDIUM_FILE } from "./initrd-init.ts";
 
 /** The command's bundle in the stick's root, and the file that starts it with its code cache. */
 export const STICK_BUNDLE = "/usr/lib/liken-stick/liken-stick.cjs";
@@ -26,6 +27,10 @@ mount -t tmpfs -o mode=0700 tmpfs /root
 ${CONSOLE_FUNCTIONS}
 
 INSTALL= THEN=poweroff WIPE= DISKS= SHELL_ONLY= REPORT=
+# The record of what this stick installed lives on its payload; an ISO or the network cannot
+# be written, so there it lasts until power-off (their builds refuse liken.wipe=1).
+RECORD=/payload/installed.json
+[ "$(cat ${MEDIUM_FILE} 2>/dev/null)" = stick ] || RECORD=/run/liken/installed.json
 for word in $(cat /proc/cmdline); do
   case "$word" in
     liken.report=*) REPORT="--report \${word#liken.report=}" ;;
@@ -75,7 +80,7 @@ if [ -n "$INSTALL" ]; then
   mkdir -p /run/liken
   { liken-stick unattended --as "$INSTALL" --then "$THEN" --manifest /payload/cluster.toml \\
       --release /payload/release --status-file /run/liken/install-status.json \\
-      --record /payload/installed.json $WIPE $REPORT $DISKS 2>&1
+      --record $RECORD $WIPE $REPORT $DISKS 2>&1
     echo $? > /run/liken/unattended.rc; } | tee $CONSOLES > /dev/null
   if [ "$(cat /run/liken/unattended.rc)" = 0 ]; then
     umount /payload; sync

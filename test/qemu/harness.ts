@@ -30,6 +30,8 @@ import { ConsoleText, ConsoleWaitError } from "./console.ts";
 export interface VmOptions {
   /** A stick image, attached as a removable USB stick first in the boot order. */
   readonly stick?: string;
+  /** An ISO in a CD drive on AHCI, first in the boot order. */
+  readonly cdrom?: string;
   /** Let the guest write the stick image (by default its writes are thrown away). */
   readonly stickWritable?: boolean;
   readonly disks?: readonly VmDisk[];
@@ -332,6 +334,7 @@ export class Vm {
       firmware: { code: this.#ovmf.code, vars: this.varsFile, smm: this.#ovmf.smm },
       ...(stick ? { stick } : {}),
       ...(this.#options.stickWritable ? { stickWritable: true } : {}),
+      ...(this.#options.cdrom ? { cdrom: this.#options.cdrom } : {}),
       disks: this.#options.disks ?? [],
       ...(this.#options.nics ? { nics: this.#options.nics } : {}),
       ...(this.#options.memoryMiB ? { memoryMiB: this.#options.memoryMiB } : {}),

@@ -1,0 +1,108 @@
+// How the stick's initramfs finds its payload, per medium, as shell for its /init: on a
+// stick (a USB disk, or the raw image written to any disk) the partition with the payload's
+// fixed PARTUUID; on an ISO (a CD or a BMC's virtual media, or the ISO written to a USB
+// disk with dd) the ISO 9660 filesystem with the payload's volume label; on the network the
+// files of liken.payload=URL, fetched into memory over HTTP. Each ends with /payload holding
+// the payload and every file of the checksums file checked, or holds the console saying
+// what to do; $PAYLOAD names where it came from.
+
+export type StickMedium =
+  | { readonly kind: "stick"; readonly payloadPartUuid: string }
+  | { readonly kind: "iso"; readonly volumeLabel: string }
+  | { readonly kind: "net" };
+
+export function findPayloadSh(medium: StickMedium, checksumsFile: string): string {
+  switch (medium.kind) {
+    case "stick":
+      return `say "liken-stick: finding the stick"
+${waitForDevice(`$(blkid -c /dev/null -l -o device -t PARTUUID=${medium.payloadPartUuid} 2>/dev/null)`, `the stick's payload partition (PARTUUID ${medium.payloadPartUuid}) did not appear: write the stick again, or try another USB port`)}
+mount -t vfat -o rw,noatime "$PAYLOAD" /payload || hold "cannot mount the payload partition $PAYLOAD: write the stick again"
+(cd /payload && sha256sum -c -s ${checksumsFile}) || hold "the payload's checksums do not match: write the stick again"`;
+    case "iso":
+      // The filesystem starts the medium (/dev/sr0, or /dev/sdX for the ISO written to a
+      // disk), and a disk's GPT covers it with a partition, so blkid's search, which gives
+      // a filesystem under a partition to the partition, misses it: each whole disk is probed.
+      return `say "liken-stick: finding the ISO"
+iso_disk() {
+  for d in /sys/block/*; do
+    [ "$(blkid -p -o value -s LABEL /dev/\${d##*/} 2>/dev/null)" = ${medium.volumeLabel} ] && echo /dev/\${d##*/} && return
+  done
+}
+${waitForDevice("$(iso_disk)", `no CD or disk with the ISO's filesystem (label ${medium.volumeLabel}) appeared: attach the ISO again, or write it again`)}
+mount -t iso9660 -o ro "$PAYLOAD" /payload || hold "cannot mount the ISO's filesystem on $PAYLOAD: attach the ISO again, or write it again"
+(cd /payload && sha256sum -c -s ${checksumsFile}) || hold "the ISO's checksums do not match: download the ISO again, or build it again"`;
+    case "net":
+      return netPayloadSh(checksumsFile);
+  }
+}
+
+// USB and CD drives enumerate on their own time after their drivers load: 60 s at most.
+function waitForDevice(find: string, missing: string): string {
+  return `PAYLOAD=
+for i in $(seq 1 300); do
+  PAYLOAD=${find}
+  [ -n "$PAYLOAD" ] && break
+  sleep 0.2
+done
+[ -n "$PAYLOAD" ] || hold "${missing}"`;
+}
+
+/** The DHCP client's script in the initramfs (busybox udhcpc). */
+export const INITRD_UDHCPC_SCRIPT = "/etc/liken/udhcpc.script";
+
+// The network: every NIC driver the devices ask for, a DHCP lease on the NIC the firmware
+// booted from (BOOTIF=01-MAC, which boot.ipxe passes) or else on each NIC with a link in
+// turn, then each payload file fetched and checked against its hash in this initramfs
+// before the next. The retries follow docs/image.md (Netboot): a download that receives no
+// bytes for 60 s stops (wget -T); a failure waits 10 s, the wait doubling to 2 minutes,
+// and the console shows the reason and the time of the next try. A file that arrives but
+// does not match its hash holds: the server has the wrong file, and trying again cannot
+// help. liken.payload may name the payload folder or the boot.ipxe beside it (iPXE's
+// ${filename}): then the payload is its folder's payload/.
+function netPayloadSh(checksumsFile: string): string {
+  return `say "liken-stick: starting the network"
+modprobe -qa $(cat /sys/bus/*/devices/*/modalias 2>/dev/null | sort -u) 2>/dev/null
+PAYLOAD= BOOTIF=
+for word in $(cat /proc/cmdline); do
+  case "$word" in
+    liken.payload=*) PAYLOAD=\${word#liken.payload=} ;;
+    BOOTIF=*) BOOTIF=$(echo "\${word#BOOTIF=}" | sed 's/^01-//; s/-/:/g' | tr A-F a-f) ;;
+  esac
+done
+[ -n "$PAYLOAD" ] || hold "the kernel command line has no liken.payload=URL: boot through the netboot folder's boot.ipxe, or add liken.payload=http://SERVER/PATH/payload"
+case "$PAYLOAD" in *.ipxe) PAYLOAD="\${PAYLOAD%/*}/payload" ;; esac
+PAYLOAD=\${PAYLOAD%/}
+WAIT=10
+next_try() {
+  say "liken-stick: $1; next try at $(date -u -d @$(( $(date +%s) + WAIT )) +%H:%M:%S) UTC (in $WAIT s)"
+  sleep $WAIT
+  WAIT=$(( WAIT * 2 )); [ $WAIT -gt 120 ] && WAIT=120
+}
+# The NICs to ask: the one the firmware booted from, else every NIC, once its driver made it.
+nics() {
+  for n in /sys/class/net/*; do
+    [ -e "$n/device" ] || continue
+    [ -z "$BOOTIF" ] || [ "$(cat $n/address)" = "$BOOTIF" ] && echo "\${n##*/}"
+  done
+}
+LEASED=
+while [ -z "$LEASED" ]; do
+  for i in $(seq 1 50); do [ -n "$(nics)" ] && break; sleep 0.2; done
+  for n in $(nics); do
+    ip link set dev "$n" up
+    if udhcpc -i "$n" -f -q -n -t 4 -T 2 -s ${INITRD_UDHCPC_SCRIPT} >/dev/null 2>&1; then LEASED=$n; break; fi
+  done
+  [ -n "$LEASED" ] || next_try "no DHCP server answered on $(nics | tr '\\n' ' ')\${BOOTIF:+(the NIC $BOOTIF booted from)}"
+done
+say "liken-stick: $LEASED has $(ip -4 -o addr show dev $LEASED | awk '{print $4}'); fetching $PAYLOAD"
+mount -t tmpfs -o mode=0755 tmpfs /payload
+while read -r hash file; do
+  mkdir -p "/payload/\${file%/*}"
+  WAIT=10
+  until wget -q -T 60 -O "/payload/$file" "$PAYLOAD/$file" 2>/run/wget.err; do
+    next_try "$PAYLOAD/$file failed: $(tail -n 1 /run/wget.err)"
+  done
+  [ "$(sha256sum "/payload/$file" | cut -d' ' -f1)" = "$hash" ] ||
+    hold "$file from $PAYLOAD/$file is not the file this netboot was built with (its sha256 differs); nothing was written: copy the netboot folder to the server again, or build it again with liken-stick netboot"
+done < ${checksumsFile}`;
+}
