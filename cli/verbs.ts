@@ -9,6 +9,7 @@ import { installVerb } from "./verbs/install.ts";
 import { keysVerb } from "./verbs/keys.ts";
 import { manifestCheck } from "./verbs/manifest-check.ts";
 import { menuVerb } from "./verbs/menu.ts";
+import { netbootVerb } from "./verbs/netboot.ts";
 import { plan } from "./verbs/plan.ts";
 import { releaseVerb } from "./verbs/release.ts";
 import { unattendedVerb } from "./verbs/unattended.ts";
@@ -25,6 +26,7 @@ export const VERBS: readonly Verb[] = [
   hwreportVerb,
   releaseVerb,
   imageVerb,
+  netbootVerb,
   keysVerb,
   vmVerb,
 ];

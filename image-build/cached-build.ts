@@ -4,9 +4,10 @@ import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { repoRoot } from "../common/repo-root.ts";
-import { parseManifest, type SecureBootSettings } from "../manifest/index.ts";
+import { type Manifest, parseManifest, type SecureBootSettings } from "../manifest/index.ts";
 import { buildEpoch } from "./epoch.ts";
 import { defaultCacheDir } from "./inputs/index.ts";
+import { buildNetboot } from "./netboot/build-netboot.ts";
 import { buildRelease, type ReleaseOptions } from "./release/build-release.ts";
 import { readKeys } from "./secure-boot/keys.ts";
 import { buildStick } from "./stick/build-stick.ts";
@@ -88,6 +89,38 @@ export async function cachedStick(recipe: {
   return join(dir, file);
 }
 
+/** A netboot folder (liken-stick netboot) served at `url`, built once per set of inputs. */
+export async function cachedNetboot(recipe: {
+  manifest: string;
+  releaseDir: string;
+  url: string;
+  append?: readonly string[];
+}): Promise<string> {
+  const manifestText = await readFile(recipe.manifest, "utf8");
+  const releaseHash = createHash("sha256")
+    .update(await readFile(join(recipe.releaseDir, "release.toml")))
+    .digest("hex");
+  return cached(
+    "netboot",
+    {
+      manifest: createHash("sha256").update(manifestText).digest("hex"),
+      releaseHash,
+      url: recipe.url,
+      append: recipe.append ?? [],
+    },
+    async (out, workDir) => {
+      await buildNetboot({
+        ...recipe,
+        cluster: await validManifest(recipe.manifest),
+        out,
+        format: "dnsmasq",
+        epoch: buildEpoch(),
+        workDir,
+      });
+    },
+  );
+}
+
 async function cached(
   kind: string,
   recipe: object,
@@ -146,10 +179,14 @@ async function listFiles(dir: string): Promise<string[]> {
 
 /** The manifest's [secure_boot] settings, or the defaults a signed stick takes without them. */
 async function secureBootSettings(manifest: string): Promise<SecureBootSettings> {
+  return (await validManifest(manifest)).secureBoot ?? { keepMicrosoft: true, enroll: "force" };
+}
+
+async function validManifest(manifest: string): Promise<Manifest> {
   const result = parseManifest(await readFile(manifest, "utf8"), manifest);
   if (!result.ok)
     throw new Error(
       `${manifest} is not a valid manifest (run liken-stick manifest check ${manifest})`,
     );
-  return result.manifest.secureBoot ?? { keepMicrosoft: true, enroll: "force" };
+  return result.manifest;
 }

@@ -47,6 +47,19 @@ export interface NicSpec {
    * harness applies "down" through QMP `set_link` as soon as QEMU answers, while OVMF runs.
    */
   readonly link?: "up" | "down";
+  /**
+   * A host tap device instead of QEMU's user network: QEMU creates `ifname` and runs
+   * `script` with its name before the guest starts (the netboot tests move it into a
+   * network namespace of their own there).
+   */
+  readonly tap?: { readonly ifname: string; readonly script: string };
+  /** Boot from this NIC (PXE, HTTP boot) at this place in the boot order: the stick is 1, disks 2 and up. */
+  readonly bootindex?: number;
+  /**
+   * Without QEMU's option ROM (an iPXE that answers the firmware's network boot itself):
+   * OVMF's own NIC driver and PXE client boot it, as a server's firmware does.
+   */
+  readonly noOptionRom?: boolean;
 }
 
 /** A NIC as VmSpec takes it: a plain model, or a model with its place and link. */
@@ -268,16 +281,20 @@ export function qemuArgs(spec: VmSpec): string[] {
     }
   });
   (spec.nics ?? []).forEach((nic, i) => {
-    const { model, acpiIndex, rootPort, addr, multifunction, mac } = nicSpec(nic);
+    const { model, acpiIndex, rootPort, addr, multifunction, mac, tap, bootindex, noOptionRom } =
+      nicSpec(nic);
     const macOption = mac ? `,mac=${mac}` : "";
     const id = nicId(i);
+    const netdev = tap
+      ? `tap,id=net${i},ifname=${qemuValue(tap.ifname)},script=${qemuValue(tap.script)},downscript=no`
+      : `user,id=net${i}`;
     if (model === "usb") {
       if (acpiIndex !== undefined || rootPort || addr !== undefined || multifunction) {
         throw new Error(`${id} is a USB NIC: it has no PCI place (acpiIndex, rootPort, addr)`);
       }
       args.push(
         "-netdev",
-        `user,id=net${i}`,
+        netdev,
         "-device",
         `usb-net,bus=xhci.0,netdev=net${i},id=${id}${macOption}`,
       );
@@ -294,12 +311,9 @@ export function qemuArgs(spec: VmSpec): string[] {
     if (multifunction) options += ",multifunction=on";
     if (acpiIndex !== undefined) options += `,acpi-index=${acpiIndex}`;
     options += macOption;
-    args.push(
-      "-netdev",
-      `user,id=net${i}`,
-      "-device",
-      `${device},netdev=net${i},id=${id}${options}`,
-    );
+    if (bootindex !== undefined) options += `,bootindex=${bootindex}`;
+    if (noOptionRom) options += ",romfile=";
+    args.push("-netdev", netdev, "-device", `${device},netdev=net${i},id=${id}${options}`);
   });
   return args;
 }

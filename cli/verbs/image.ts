@@ -21,6 +21,11 @@ manifest, the release and their SHA256SUMS. Also writes FILE.bmap for bmaptool.
 Write it with: bmaptool copy FILE /dev/sdX (or dd). Two builds from the same
 inputs are byte-identical.
 
+An --out FILE ending in .iso writes one hybrid ISO instead: it boots as a CD or
+DVD (El Torito; what a BMC's virtual media presents) and, written with dd, as a
+USB disk. The payload is the ISO's filesystem, read-only: the ISO refuses
+liken.wipe=1, since it cannot record what it installed.
+
 The stick boots to the menu on the screen and on the first serial port. With
 --append "liken.install=NAME" it installs machine NAME unattended and powers off
 (add liken.then=reboot to reboot instead, liken.wipe=1 to wipe and reinstall).
@@ -91,7 +96,11 @@ Secure Boot on. A manifest with [secure_boot] is refused without --sign.`,
     } finally {
       await rm(workDir, { recursive: true, force: true });
     }
-    io.out(`Built the stick ${out} (and ${out}.bmap).\n`);
+    io.out(
+      out.endsWith(".iso")
+        ? `Built the stick as an ISO, ${out}.\n`
+        : `Built the stick ${out} (and ${out}.bmap).\n`,
+    );
     return 0;
   },
 };

@@ -54,7 +54,7 @@ export const INITRD_UDHCPC_SCRIPT = "/etc/liken/udhcpc.script";
 // booted from (BOOTIF=01-MAC, which boot.ipxe passes) or else on each NIC with a link in
 // turn, then each payload file fetched and checked against its hash in this initramfs
 // before the next. The retries follow docs/image.md (Netboot): a download that receives no
-// bytes for 60 s stops (wget -T); a failure waits 10 s, the wait doubling to 2 minutes,
+// bytes for 60 s stops; a failure waits 10 s, the wait doubling to 2 minutes,
 // and the console shows the reason and the time of the next try. A file that arrives but
 // does not match its hash holds: the server has the wrong file, and trying again cannot
 // help. liken.payload may name the payload folder or the boot.ipxe beside it (iPXE's
@@ -95,11 +95,29 @@ while [ -z "$LEASED" ]; do
   [ -n "$LEASED" ] || next_try "no DHCP server answered on $(nics | tr '\\n' ' ')\${BOOTIF:+(the NIC $BOOTIF booted from)}"
 done
 say "liken-stick: $LEASED has $(ip -4 -o addr show dev $LEASED | awk '{print $4}'); fetching $PAYLOAD"
+# Debian's busybox wget has no -T: a watcher stops a download whose file has not grown for
+# 60 s (300 looks, 0.2 s apart).
+fetch() {
+  rm -f "$2"
+  wget -q -O "$2" "$1" 2>/run/wget.err &
+  WGET=$! LAST=-1 STILL=0
+  while kill -0 $WGET 2>/dev/null; do
+    sleep 0.2
+    SIZE=$(stat -c %s "$2" 2>/dev/null || echo 0)
+    if [ "$SIZE" = "$LAST" ]; then STILL=$((STILL + 1)); else STILL=0 LAST=$SIZE; fi
+    if [ $STILL -ge 300 ]; then
+      kill $WGET; wait $WGET
+      echo "no bytes for 60 s" > /run/wget.err
+      return 1
+    fi
+  done
+  wait $WGET
+}
 mount -t tmpfs -o mode=0755 tmpfs /payload
 while read -r hash file; do
-  mkdir -p "/payload/\${file%/*}"
+  case "$file" in */*) mkdir -p "/payload/\${file%/*}" ;; esac
   WAIT=10
-  until wget -q -T 60 -O "/payload/$file" "$PAYLOAD/$file" 2>/run/wget.err; do
+  until fetch "$PAYLOAD/$file" "/payload/$file"; do
     next_try "$PAYLOAD/$file failed: $(tail -n 1 /run/wget.err)"
   done
   [ "$(sha256sum "/payload/$file" | cut -d' ' -f1)" = "$hash" ] ||
