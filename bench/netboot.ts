@@ -15,7 +15,9 @@ const RUNS = 3;
 const MANIFEST = new URL("../examples/cluster.toml", import.meta.url).pathname;
 const MENU = /Arrows or j\/k: move/;
 const NET_STAGES = [
-  { name: "firmware, PXE and iPXE to the kernel", line: /EFI stub: / },
+  { name: "firmware's PXE: DHCP, iPXE by TFTP", line: /iPXE initialising devices/ },
+  { name: "iPXE: DHCP, boot.ipxe", line: /boot\.ipxe\.\.\. ok/ },
+  { name: "iPXE: kernel and initramfs by HTTP", line: /EFI stub: / },
   { name: "kernel to /init", line: /Run \/init as init process/ },
   { name: "drivers and DHCP", line: /^liken-stick: \w+ has [\d.]+\/\d+; fetching / },
   { name: "payload fetched and checked", line: /liken-stick: payload .* verified/ },

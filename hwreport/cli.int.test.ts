@@ -1,9 +1,10 @@
 // `liken-stick hwreport` as the operator runs it, on this machine.
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli } from "../test/cli.ts";
+import { mount, umount } from "../tools/mount.ts";
 import { HWREPORT_SCHEMA, type HwReport } from "./types.ts";
 
 describe("liken-stick hwreport", () => {
@@ -78,6 +79,24 @@ describe("liken-stick hwreport", () => {
         /^liken-stick hwreport: the report was not saved to \S+\/a-file\/reports: ENOTDIR.* \(check that the folder is on a writable disk and the stick is not write-protected, then run it again\)\n$/,
       );
     } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("--save onto a read-only medium (an ISO, a netboot's payload): says so, exit 1", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "hwreport-ro-"));
+    // As on an ISO: the reports folder is there, and the filesystem is read-only.
+    await mount("tmpfs", dir, "tmpfs");
+    await mkdir(join(dir, "reports"));
+    await mount("tmpfs", dir, "tmpfs", ["remount", "ro"]);
+    try {
+      const r = await cli(["hwreport", "--save", join(dir, "reports")]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(
+        `liken-stick hwreport: the report was not saved to ${dir}/reports: the medium is read-only (an ISO, or the network's payload) (read it here, or boot the machine from a stick to carry its report away)\n`,
+      );
+    } finally {
+      await umount(dir);
       await rm(dir, { recursive: true, force: true });
     }
   });

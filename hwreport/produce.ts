@@ -40,6 +40,16 @@ export async function produceReport(request: ReportRequest): Promise<ProducedRep
   try {
     return { report: { ...report, saved: await saveReport(report, dir) } };
   } catch (error) {
+    // An ISO's filesystem, or the payload a netboot fetched into memory and made read-only.
+    if ((error as NodeJS.ErrnoException).code === "EROFS") {
+      const notSaved = new LikenError({
+        kind: "failed",
+        what: `the report was not saved to ${dir}: the medium is read-only (an ISO, or the network's payload)`,
+        hint: "read it here, or boot the machine from a stick to carry its report away",
+        cause: error,
+      });
+      return { report, notSaved };
+    }
     const notSaved = new LikenError({
       kind: "failed",
       what: `the report was not saved to ${dir}: ${(error as Error).message}`,

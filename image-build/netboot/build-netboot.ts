@@ -76,11 +76,7 @@ export async function buildNetboot(o: NetbootOptions): Promise<void> {
   const staging = `${o.out}.partial`;
   await rm(staging, { recursive: true, force: true });
   await mkdir(staging, { recursive: true });
-  await cp(payload, join(staging, NETBOOT_PAYLOAD), {
-    recursive: true,
-    // The stick's reports/ folder: nothing is saved on a server.
-    filter: (path) => !path.startsWith(join(payload, "reports")),
-  });
+  await cp(payload, join(staging, NETBOOT_PAYLOAD), { recursive: true });
   const cmdline = stickCmdline(o.append);
   const title = `liken netboot: cluster ${o.cluster.cluster}, release ${o.cluster.release.version}`;
   if (o.sign) {

@@ -122,5 +122,9 @@ while read -r hash file; do
   done
   [ "$(sha256sum "/payload/$file" | cut -d' ' -f1)" = "$hash" ] ||
     hold "$file from $PAYLOAD/$file is not the file this netboot was built with (its sha256 differs); nothing was written: copy the netboot folder to the server again, or build it again with liken-stick netboot"
-done < ${checksumsFile}`;
+done < ${checksumsFile}
+# Checked, the payload stays as it was: nothing changes it after its hashes agreed. Its
+# reports/ is there, as on a stick, so the menu's report says it cannot be saved.
+mkdir -p /payload/reports
+mount -o remount,ro /payload`;
 }
