@@ -2,7 +2,8 @@
 // virtual media shows it, OVMF boots it by El Torito; the same file on a USB disk (dd)
 // boots as a GPT disk. Both find the payload on the ISO's filesystem, check it and show
 // the menu. Built with liken.install=leader-1, the CD installs the machine unattended and
-// the disk then boots the release.
+// the disk then boots the release. Signed, the ISO in the CD drive of a machine in setup
+// mode enrolls the cluster's keys and boots with Secure Boot on to the menu.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -64,3 +65,21 @@ it("installs unattended from the CD, and the disk boots the release", async () =
   expect(inspected.status.boot).toMatchObject({ slot: "a", version: "1.0.0" });
   expect(inspected.claim).toMatchObject({ machine: "leader-1", complete: true });
 });
+
+it("signed, enrolls the keys from the CD of a machine in setup mode and boots with Secure Boot on", async () => {
+  const keys = "test/fixtures/keys/cluster";
+  const signedRelease = await cachedRelease({ version: "1.0.0", signKeys: keys });
+  const signed = await cachedStick({
+    manifest: MANIFEST,
+    releaseDir: signedRelease,
+    signKeys: keys,
+    iso: true,
+  });
+  const vm = await startVm({ cdrom: signed, firmware: "setup-mode", relaunchOnReboot: true });
+  await vm.waitFor("Enrolling secure boot keys from directory: \\loader\\keys\\auto", 120_000);
+  await vm.waitFor("EFI stub: UEFI Secure Boot is enabled.", 120_000);
+  expect(vm.boots).toBe(2);
+  await vm.waitFor(/^liken-stick: payload \/dev\/sr0 verified$/, 120_000);
+  await vm.waitFor(/Arrows or j\/k: move/, 120_000);
+  await vm.stop();
+}, 600_000);
