@@ -3,11 +3,12 @@
 // machine booted from the stick to its menu, in the same run, and prints the ratio, each
 // network stage's share and the bytes one machine fetches.
 // Run: npm run bench:netboot
-import { mkdtemp, readdir, rm, stat, truncate, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GIB, MIB } from "../common/size.ts";
 import { cachedNetboot, cachedRelease, cachedStick } from "../image-build/cached-build.ts";
+import { folderBytes } from "../image-build/stick/build-stick.ts";
 import { startVm, stopAllVms } from "../test/qemu/harness.ts";
 import { startNetbootSite } from "../test/qemu/netboot-site.ts";
 
@@ -38,15 +39,6 @@ async function secondsTo(lines: readonly RegExp[], options: Parameters<typeof st
 
 function median(xs: number[]): number {
   return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-}
-
-async function folderBytes(dir: string): Promise<number> {
-  let total = 0;
-  for (const e of await readdir(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    total += e.isDirectory() ? await folderBytes(p) : (await stat(p)).size;
-  }
-  return total;
 }
 
 const dir = await mkdtemp(join(tmpdir(), "liken-bench-netboot-"));

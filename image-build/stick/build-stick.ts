@@ -496,7 +496,8 @@ async function fatSize(dir: string, room: number, floor: number): Promise<number
   return Math.max(floor, Math.ceil((bytes * 1.03 + room) / MIB) * MIB);
 }
 
-async function folderBytes(dir: string): Promise<number> {
+/** The bytes of every file under `dir`. */
+export async function folderBytes(dir: string): Promise<number> {
   let total = 0;
   for (const e of await readdir(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
