@@ -95,7 +95,10 @@ export async function cachedNetboot(recipe: {
   releaseDir: string;
   url: string;
   append?: readonly string[];
+  /** A key folder (liken-stick keys): one signed unified kernel image. */
+  signKeys?: string;
 }): Promise<string> {
+  const { signKeys, ...unsigned } = recipe;
   const manifestText = await readFile(recipe.manifest, "utf8");
   const releaseHash = createHash("sha256")
     .update(await readFile(join(recipe.releaseDir, "release.toml")))
@@ -107,10 +110,12 @@ export async function cachedNetboot(recipe: {
       releaseHash,
       url: recipe.url,
       append: recipe.append ?? [],
+      keys: signKeys ? await keysHash(signKeys) : null,
     },
     async (out, workDir) => {
       await buildNetboot({
-        ...recipe,
+        ...unsigned,
+        ...(signKeys ? { sign: await readKeys(signKeys) } : {}),
         cluster: await validManifest(recipe.manifest),
         out,
         format: "dnsmasq",

@@ -32,7 +32,15 @@ export interface NetbootSite {
   stop(): Promise<void>;
 }
 
-export async function startNetbootSite(dir: string, netbootFolder: string): Promise<NetbootSite> {
+/**
+ * `httpBootOnly`: the folder's configuration without its PXE answer, so the firmware's PXE
+ * finds nothing to load and its UEFI HTTP boot (tried after PXE) does the boot.
+ */
+export async function startNetbootSite(
+  dir: string,
+  netbootFolder: string,
+  options: { readonly httpBootOnly?: boolean } = {},
+): Promise<NetbootSite> {
   // Short and unique per test process: interface names take 15 characters.
   const id = (process.pid % 10_000).toString();
   const ns = `liken-pxe-${id}`;
@@ -43,7 +51,9 @@ export async function startNetbootSite(dir: string, netbootFolder: string): Prom
   // The folder's configuration as the operator runs it, its tftp-root where the folder is.
   const conf = join(dir, "dnsmasq.conf");
   const text = await readFile(join(netbootFolder, "dnsmasq.conf"), "utf8");
-  await writeFile(conf, text.replace(/^tftp-root=.*$/m, `tftp-root=${netbootFolder}`));
+  let lines = text.replace(/^tftp-root=.*$/m, `tftp-root=${netbootFolder}`).split("\n");
+  if (options.httpBootOnly) lines = lines.filter((l) => !l.startsWith("dhcp-boot=tag:efi-x86_64"));
+  await writeFile(conf, lines.join("\n"));
   const logFile = join(dir, "dnsmasq.log");
   const dnsmasq = startDnsmasq({
     ns,
