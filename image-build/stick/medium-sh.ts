@@ -95,24 +95,7 @@ while [ -z "$LEASED" ]; do
   [ -n "$LEASED" ] || next_try "no DHCP server answered on $(nics | tr '\\n' ' ')\${BOOTIF:+(the NIC $BOOTIF booted from)}"
 done
 say "liken-stick: $LEASED has $(ip -4 -o addr show dev $LEASED | awk '{print $4}'); fetching $PAYLOAD"
-# Debian's busybox wget has no -T: a watcher stops a download whose file has not grown for
-# 60 s (300 looks, 0.2 s apart).
-fetch() {
-  rm -f "$2"
-  wget -q -O "$2" "$1" 2>/run/wget.err &
-  WGET=$! LAST=-1 STILL=0
-  while kill -0 $WGET 2>/dev/null; do
-    sleep 0.2
-    SIZE=$(stat -c %s "$2" 2>/dev/null || echo 0)
-    if [ "$SIZE" = "$LAST" ]; then STILL=$((STILL + 1)); else STILL=0 LAST=$SIZE; fi
-    if [ $STILL -ge 300 ]; then
-      kill $WGET; wait $WGET
-      echo "no bytes for 60 s" > /run/wget.err
-      return 1
-    fi
-  done
-  wait $WGET
-}
+${fetchSh()}
 mount -t tmpfs -o mode=0755 tmpfs /payload
 while read -r hash file; do
   case "$file" in */*) mkdir -p "/payload/\${file%/*}" ;; esac
@@ -127,4 +110,28 @@ done < ${checksumsFile}
 # reports/ is there, as on a stick, so the menu's report says it cannot be saved.
 mkdir -p /payload/reports
 mount -o remount,ro /payload`;
+}
+
+/**
+ * The shell function `fetch URL FILE`: busybox wget into FILE, stopped when FILE has not
+ * grown for `stallSeconds` (Debian's busybox wget has no -T, and segfaults when given it);
+ * its last error line is in `errorFile`. Returns wget's status, or 1 on a stall.
+ */
+export function fetchSh(stallSeconds = 60, errorFile = "/run/wget.err"): string {
+  return `fetch() {
+  rm -f "$2"
+  wget -q -O "$2" "$1" 2>${errorFile} &
+  WGET=$! LAST=-1 STILL=0
+  while kill -0 $WGET 2>/dev/null; do
+    sleep 0.2
+    SIZE=$(stat -c %s "$2" 2>/dev/null || echo 0)
+    if [ "$SIZE" = "$LAST" ]; then STILL=$((STILL + 1)); else STILL=0 LAST=$SIZE; fi
+    if [ $STILL -ge ${stallSeconds * 5} ]; then
+      kill $WGET; wait $WGET
+      echo "no bytes for ${stallSeconds} s" > ${errorFile}
+      return 1
+    fi
+  done
+  wait $WGET
+}`;
 }
