@@ -60,10 +60,6 @@ export async function cachedStick(recipe: {
 }): Promise<string> {
   const { signKeys, iso, ...unsigned } = recipe;
   const file = iso ? "stick.iso" : "stick.img";
-  const fileHash = async (path: string) =>
-    createHash("sha256")
-      .update(await readFile(path))
-      .digest("hex");
   const manifestHash = await fileHash(recipe.manifest);
   const releaseHash = await fileHash(join(recipe.releaseDir, "release.toml"));
   const keys = signKeys ? await readKeys(signKeys) : undefined;
@@ -89,6 +85,12 @@ export async function cachedStick(recipe: {
   return join(dir, file);
 }
 
+async function fileHash(path: string): Promise<string> {
+  return createHash("sha256")
+    .update(await readFile(path))
+    .digest("hex");
+}
+
 /** A netboot folder (liken-stick netboot) served at `url`, built once per set of inputs. */
 export async function cachedNetboot(recipe: {
   manifest: string;
@@ -99,15 +101,11 @@ export async function cachedNetboot(recipe: {
   signKeys?: string;
 }): Promise<string> {
   const { signKeys, ...unsigned } = recipe;
-  const manifestText = await readFile(recipe.manifest, "utf8");
-  const releaseHash = createHash("sha256")
-    .update(await readFile(join(recipe.releaseDir, "release.toml")))
-    .digest("hex");
   return cached(
     "netboot",
     {
-      manifest: createHash("sha256").update(manifestText).digest("hex"),
-      releaseHash,
+      manifestHash: await fileHash(recipe.manifest),
+      releaseHash: await fileHash(join(recipe.releaseDir, "release.toml")),
       url: recipe.url,
       append: recipe.append ?? [],
       keys: signKeys ? await keysHash(signKeys) : null,
