@@ -10,7 +10,7 @@ import { readIdentity } from "./identity.ts";
 import { initModel, update } from "./model.ts";
 import { findTtyPath, powerOff, runShell } from "./system.ts";
 import { Terminal, type TtyInput, type TtyOutput, terminalSize } from "./terminal.ts";
-import type { Effect, MenuData, MenuEvent, Model } from "./types.ts";
+import type { Effect, MenuData, MenuEvent, Model, Size } from "./types.ts";
 import { frameOf } from "./view.ts";
 
 /** Progress repaints at most this often: a 115200-baud console must keep up. */
@@ -30,7 +30,11 @@ export interface MenuOptions {
   readonly input: TtyInput;
   readonly output: TtyOutput;
   readonly term: string;
+  /** The terminal's size, when already asked (terminalSize). */
+  readonly size?: Promise<Size>;
 }
+
+export { terminalSize };
 
 /** Runs the menu until Power off ends it (off the stick); returns the exit code. */
 export async function runMenu(options: MenuOptions): Promise<number> {
@@ -47,7 +51,7 @@ export async function runMenu(options: MenuOptions): Promise<number> {
   // says so until they are (a machine's install is named there once read).
   const [first, size] = await Promise.all([
     initialMenuData(sources),
-    terminalSize(options.input, options.output),
+    options.size ?? terminalSize(options.input, options.output),
   ]);
   let data = first;
   let reading: Promise<MenuData> | undefined = loadMenuData(sources, first);

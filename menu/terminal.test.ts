@@ -1,5 +1,5 @@
-// The terminal's size when the kernel does not know it, the terminfo entry blessed can
-// read, and the keys as the model gets them.
+// The terminal's size when the kernel does not know it, what the painter writes, and the
+// keys as the model gets them.
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,10 +7,10 @@ import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   FALLBACK_SIZE,
-  findTerminfo,
   keyInput,
   keyTranslator,
   querySize,
+  Terminal,
   terminalSize,
 } from "./terminal.ts";
 
@@ -59,31 +59,30 @@ describe("the size of a terminal that reports 0x0", () => {
   });
 });
 
-describe("terminfo", () => {
-  let dir: string;
-  const legacy = Buffer.from([0x1a, 0x01, 0, 0]);
-  const extended = Buffer.from([0x1e, 0x02, 0, 0]);
-
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "liken-terminfo-"));
-    await mkdir(join(dir, "v"));
-    await writeFile(join(dir, "v", "vt220"), legacy);
-    await mkdir(join(dir, "78"));
-    await writeFile(join(dir, "78", "xterm-256color"), extended);
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  it("finds the legacy-format entry blessed parses, first in $TERMINFO", () => {
-    expect(findTerminfo("vt220", { TERMINFO: dir })).toBe(join(dir, "v", "vt220"));
-  });
-
-  it("refuses what blessed cannot read: extended-number entries and missing ones", () => {
-    expect(findTerminfo("xterm-256color", { TERMINFO: dir, TERMINFO_DIRS: dir })).toBeUndefined();
-    expect(findTerminfo("no-such-terminal", { TERMINFO: dir })).toBeUndefined();
-    expect(findTerminfo("", {})).toBeUndefined();
-    expect(findTerminfo("../v/vt220", { TERMINFO: dir })).toBeUndefined();
+describe("the painter", () => {
+  it("writes plain ANSI for every terminal: cursor moves, erase to end of line, reverse video", () => {
+    for (const term of ["linux", "vt220", "xterm-256color"]) {
+      const { input, output, written } = serial();
+      const terminal = new Terminal(input, output, term, { cols: 80, rows: 24 });
+      written.length = 0;
+      terminal.paint({
+        lines: ["liken stick", "> Install as leader-1"],
+        highlight: 1,
+        cursor: { row: 1, col: 0 },
+      });
+      expect(written.join("")).toBe(
+        "\x1b[1;1Hliken stick\x1b[K\x1b[2;1H\x1b[7m> Install as leader-1\x1b[0m\x1b[K\x1b[2;1H",
+      );
+      // Only what changed is written again.
+      written.length = 0;
+      terminal.paint({
+        lines: ["liken stick", "> Install as worker-1"],
+        highlight: 1,
+        cursor: { row: 1, col: 0 },
+      });
+      expect(written.join("")).toBe("\x1b[2;1H\x1b[7m> Install as worker-1\x1b[0m\x1b[K\x1b[2;1H");
+      terminal.close();
+    }
   });
 });
 

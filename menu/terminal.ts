@@ -1,8 +1,6 @@
 // The terminal under the menu: its size (asked of the terminal itself when the kernel does
-// not know it, as on a serial line), its terminfo entry, blessed's Program for the escape
-// sequences and the keys, and a painter that rewrites only the lines that changed.
-import { closeSync, existsSync, openSync, readSync } from "node:fs";
-import { resolve } from "node:path";
+// not know it, as on a serial line), blessed's Program for the escape sequences and the
+// keys, and a painter that rewrites only the lines that changed.
 import { PassThrough, type Readable, type Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import Program from "blessed/lib/program.js";
@@ -74,60 +72,6 @@ export function querySize(
     // Save the cursor, go as far as the terminal allows, ask where that is, come back.
     output.write("\x1b7\x1b[999;999H\x1b[6n\x1b8");
   });
-}
-
-/** Where blessed looks for terminfo entries, in its order (blessed lib/tput.js Tput.ipaths). */
-export function terminfoDirs(env: NodeJS.ProcessEnv): string[] {
-  return [
-    env.TERMINFO ?? "",
-    ...(env.TERMINFO_DIRS ?? "").split(":"),
-    `${env.HOME ?? ""}/.terminfo`,
-    "/usr/share/terminfo",
-    "/usr/share/lib/terminfo",
-    "/usr/lib/terminfo",
-    "/usr/local/share/terminfo",
-    "/usr/local/share/lib/terminfo",
-    "/usr/local/lib/terminfo",
-    "/usr/local/ncurses/lib/terminfo",
-    "/lib/terminfo",
-  ].filter((d) => d !== "");
-}
-
-/** The legacy terminfo format, the only one blessed parses (ncurses' extended-number files are 0o1036). */
-const TERMINFO_MAGIC = 0o432;
-
-/**
- * The terminfo file blessed would read for `term`, when blessed can parse it. Undefined when
- * there is none or it is in the extended-number format: blessed then falls back to files in
- * its own package folder, which the bundled command cannot reach, so the menu uses plain
- * ANSI sequences instead (every console the stick meets understands them).
- */
-export function findTerminfo(term: string, env: NodeJS.ProcessEnv): string | undefined {
-  if (term === "" || term.includes("/")) return undefined;
-  for (const dir of terminfoDirs(env)) {
-    // blessed takes the first of <dir>/<letter> and <dir>/<hex of letter> that exists.
-    const hex = (term.codePointAt(0) ?? 0).toString(16).padStart(2, "0");
-    const sub = [resolve(dir, term[0] as string), resolve(dir, hex)].find((d) => existsSync(d));
-    if (!sub) continue;
-    const file = resolve(sub, term);
-    if (!existsSync(file)) continue;
-    return magicOf(file) === TERMINFO_MAGIC ? file : undefined;
-  }
-  return undefined;
-}
-
-function magicOf(file: string): number | undefined {
-  try {
-    const fd = openSync(file, "r");
-    try {
-      const b = Buffer.alloc(2);
-      return readSync(fd, b, 0, 2, 0) === 2 ? b.readUInt16LE(0) : undefined;
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return undefined;
-  }
 }
 
 /** How long an escape sequence cut off at the end of a read waits for its rest. */
@@ -250,15 +194,17 @@ export class Terminal {
     readonly output: TtyOutput,
     term: string,
     private size: Size,
-    env: NodeJS.ProcessEnv = process.env,
   ) {
-    const terminfo = findTerminfo(term, env);
     this.program = new Program({
       // Raw mode, pause and resume stay with `input`; blessed reads the keys whole.
       input: keyInput(input, ESCAPE_WAIT_MS, (s) => this.sizeChanged(s)),
       output,
       terminal: term || "vt100",
-      tput: terminfo !== undefined,
+      // Plain ANSI sequences, not the terminfo entry: blessed compiles a whole entry into
+      // functions, half a second of the menu's start under emulation, and the menu sends
+      // only cursor moves, erase to end of line, SGR 7 and 0 and the alternate screen, which
+      // blessed writes for the linux console, VT100s and xterms alike.
+      tput: false,
       zero: true,
       buffer: true,
     });

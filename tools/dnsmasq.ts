@@ -17,7 +17,7 @@ export interface DnsmasqRun {
   readonly logFile: string;
 }
 
-export function startDnsmasq(r: DnsmasqRun): StartedProcess {
+export function startDnsmasq(r: DnsmasqRun): Promise<StartedProcess> {
   return start(
     "ip",
     inNamespace(r.ns, "dnsmasq", [

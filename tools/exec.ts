@@ -2,7 +2,6 @@
 // or start() for a program that runs alongside (QEMU); nothing else imports execa (biome's
 // noRestrictedImports enforces it).
 import type { Readable, Writable } from "node:stream";
-import { execa } from "execa";
 import { MIB } from "../common/size.ts";
 import hostTools from "./host-tools.json" with { type: "json" };
 
@@ -24,6 +23,13 @@ export interface RunResult {
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
+
+// Loaded at the first program started, not with the command: evaluating execa's 200 KB is
+// a quarter of a second of the stick's start under emulation, and the menu's first screen
+// and `--help` start none.
+function execaModule(): Promise<typeof import("execa")> {
+  return import("execa");
+}
 const STDERR_TAIL_LINES = 20;
 
 /** A tool that failed, was killed, timed out, or is not installed. */
@@ -48,7 +54,7 @@ export async function run(
   options: RunOptions = {},
 ): Promise<RunResult> {
   const command = quoteCommand(file, args);
-  const result = await execa(file, args, {
+  const result = await (await execaModule()).execa(file, args, {
     reject: false,
     timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     // Tools' messages and number formats must not depend on the operator's locale.
@@ -162,14 +168,14 @@ const STDERR_KEEP_BYTES = 64 * 1024;
  * Starts a long-running program (QEMU) with an argument array, never a shell, LANG=C, and
  * returns at once. The program is killed if this process exits first (execa's cleanup).
  */
-export function start(
+export async function start(
   file: string,
   args: readonly string[],
   options: StartOptions = {},
-): StartedProcess {
+): Promise<StartedProcess> {
   const command = quoteCommand(file, args);
   const stderrMode = options.stderr ?? "pipe";
-  const child = execa(file, args, {
+  const child = (await execaModule()).execa(file, args, {
     reject: false,
     env: { ...options.env, LANG: "C", LC_ALL: "C" },
     cwd: options.cwd,

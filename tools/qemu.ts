@@ -345,7 +345,7 @@ function qemuValue(value: string): string {
 }
 
 /** Starts QEMU for `spec`; stop it with kill() or QMP `quit`. */
-export function startQemu(spec: VmSpec, options: StartOptions = {}): StartedProcess {
+export function startQemu(spec: VmSpec, options: StartOptions = {}): Promise<StartedProcess> {
   return start(QEMU, qemuArgs(spec), options);
 }
 
@@ -543,7 +543,7 @@ export async function runProbe(accel: Accel): Promise<ProbeResult> {
   try {
     await copyFile(firmware.varsTemplate, vars);
     await writeFile(console, "");
-    qemu = startQemu({
+    qemu = await startQemu({
       accel,
       memoryMiB: 256,
       cpus: 1,

@@ -1,7 +1,6 @@
 // `liken-stick menu [--manifest FILE] [--release DIR] [PATH...]`: what the stick shows.
 import { LikenError } from "../../common/errors.ts";
 import { PAYLOAD_REPORTS } from "../../hwreport/index.ts";
-import { runMenu } from "../../menu/app.ts";
 import { requireManifest } from "../load-manifest.ts";
 import type { Io, Verb } from "../verb.ts";
 
@@ -57,6 +56,10 @@ ends the menu with exit code 0. See docs/menu.md.`,
         hint: "run it on a console, or install with liken-stick install",
       });
     }
+    // Loaded here: blessed is the menu's alone. The terminal is asked its size at once: a
+    // serial terminal that never answers costs its wait beside the manifest's reading.
+    const { runMenu, terminalSize } = await import("../../menu/app.ts");
+    const size = terminalSize(process.stdin, process.stdout);
     // The manifest's warnings go on the menu's first screen, not under it.
     const warnings: string[] = [];
     const capture: Io = {
@@ -78,6 +81,7 @@ ends the menu with exit code 0. See docs/menu.md.`,
       onStick: process.env.LIKEN_STICK === "1",
       input: process.stdin,
       output: process.stdout,
+      size,
       term: process.env.TERM ?? "",
     });
   },

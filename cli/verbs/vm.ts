@@ -164,7 +164,7 @@ in the environment, decides instead. The exit code is QEMU's.`,
       io.err(
         "liken-stick vm: the serial console follows; Ctrl-A X quits, Ctrl-A C is the monitor\n",
       );
-      const qemu = startQemu(
+      const qemu = await startQemu(
         {
           accel,
           firmware: { code: firmware.code, vars, smm: firmware.smm },

@@ -60,11 +60,11 @@ export const STICK_GUIDS = {
 } as const;
 
 /**
- * What the initramfs loads at once to find the stick: USB host controllers and storage (a
- * stick, a BMC's virtual media), the disk controllers an image written to a disk sits
- * behind, FAT for the payload, and loop, dm-verity and squashfs for the root image.
+ * What the initramfs loads first: USB host controllers and storage (a stick, a BMC's
+ * virtual media), FAT for the payload, and loop, dm-verity, squashfs and erofs for the
+ * roots: everything a stick's way to the menu needs.
  */
-export const STICK_MEDIUM_MODULES = [
+export const STICK_FIRST_MODULES = [
   "xhci_pci",
   "ehci_pci",
   "ohci_pci",
@@ -72,11 +72,6 @@ export const STICK_MEDIUM_MODULES = [
   "usb_storage",
   "uas",
   "sd_mod",
-  "virtio_pci",
-  "virtio_blk",
-  "virtio_scsi",
-  "nvme",
-  "ahci",
   "vfat",
   "nls_cp437",
   "nls_iso8859_1",
@@ -87,7 +82,18 @@ export const STICK_MEDIUM_MODULES = [
   "squashfs",
   "erofs",
   "efivarfs",
-  // a CD drive (AHCI, USB, a BMC's virtual media) and the ISO's filesystem
+];
+
+/**
+ * What it loads beside the search: the disk controllers an image written to a disk sits
+ * behind, a CD drive (AHCI, USB, a BMC's virtual media) and the ISO's filesystem.
+ */
+export const STICK_OTHER_MODULES = [
+  "virtio_pci",
+  "virtio_blk",
+  "virtio_scsi",
+  "nvme",
+  "ahci",
   "sr_mod",
   "isofs",
 ];
@@ -328,7 +334,7 @@ async function buildStickInitrd(
   await mkdir(join(tree, "etc/liken"), { recursive: true });
   await copyFile(inputs.busybox, join(tree, "bin/busybox"));
   await installTools(inputs, tree, ["sbin/blkid", "sbin/dmsetup"]);
-  const modules = [...STICK_MEDIUM_MODULES];
+  const modules = [...STICK_FIRST_MODULES, ...STICK_OTHER_MODULES];
   if (medium.kind === "net") {
     // Every wired NIC driver: which one the machine needs is known only once it runs.
     modules.push(...netbootModules(await readModuleIndex(inputs.root)));
@@ -345,7 +351,7 @@ async function buildStickInitrd(
     join(tree, "init"),
     stickInitrdInit({
       medium,
-      modules: STICK_MEDIUM_MODULES,
+      modules: { first: STICK_FIRST_MODULES, beside: STICK_OTHER_MODULES },
       root: { path: STICK_ROOT_IMAGE, ...verity, fstype: "squashfs" },
       releaseRoot: { path: "release/rootfs.img", ...releaseVerity, fstype: "erofs" },
       checksumsFile: "/etc/liken/payload.sha256",

@@ -13,8 +13,8 @@ import { findPayloadSh, type StickMedium } from "./medium-sh.ts";
 export interface StickInitrdInit {
   /** Where the payload is: what this build of the stick boots from. */
   readonly medium: StickMedium;
-  /** The modules loaded at once: USB host controllers, USB storage, disk controllers, CD, FAT, ISO 9660, loop, dm-verity, squashfs. */
-  readonly modules: readonly string[];
+  /** The modules loaded before the search (the stick's way: USB, FAT, loop, dm-verity, the roots' filesystems), and those loaded beside it (disk controllers, CD, ISO 9660). */
+  readonly modules: { readonly first: readonly string[]; readonly beside: readonly string[] };
   /** The root image on the payload, and what dm-verity checks it against. */
   readonly root: VerityImage;
   /** The release's root image on the payload, mounted on /release in the stick's root. */
@@ -59,15 +59,26 @@ echo 1 > /proc/sys/kernel/printk 2>/dev/null
 
 ${CONSOLE_FUNCTIONS}
 
-modprobe -qa ${o.modules.join(" ")} 2>/dev/null
-modprobe -q efivarfs 2>/dev/null
+# usb-storage lets a new drive settle for a second before it looks at it; the stick's drive
+# has just been read by the firmware, so it is looked at at once (one that did not answer
+# yet is looked at again: medium-sh.ts).
+modprobe -q usb_storage delay_use=0 2>/dev/null
+modprobe -qa ${o.modules.first.join(" ")} 2>/dev/null
+# The other drivers load while the search runs; whatever needs them waits for them.
+modprobe -qa ${o.modules.beside.join(" ")} 2>/dev/null &
+MODULES_BESIDE=$!
 mount -t efivarfs efivarfs /sys/firmware/efi/efivars 2>/dev/null
 ${findPayloadSh(o.medium, o.checksumsFile)}
 mkdir -p /run/liken
 echo ${o.medium.kind} > ${MEDIUM_FILE}
 ${mapVerity("the stick's root", o.root, "/dev/loop0", STICK_ROOT_DM_NAME, "/root")}
 ${mapVerity("the release's root", o.releaseRoot, "/dev/loop1", STICK_RELEASE_DM_NAME, `/root${STICK_RELEASE_MOUNT}`)}
+# Node.js (the release's) is read, decompressed and every block checked, while the boot goes
+# on, rather than page by page when the menu starts.
+cat /root${STICK_RELEASE_MOUNT}/usr/bin/node > /dev/null 2>&1 &
 say "liken-stick: payload $PAYLOAD verified"
+# switch_root empties this initramfs: nothing may still be reading its modules.
+wait $MODULES_BESIDE
 for m in /dev /proc /sys /run /payload; do mount -o move "$m" "/root$m"; done
 exec switch_root /root /init
 `;

@@ -29,6 +29,7 @@ iso_disk() {
   done
 }
 ${waitForDevice("$(iso_disk)", `no CD or disk with the ISO's filesystem (label ${medium.volumeLabel}) appeared: attach the ISO again, or write it again`)}
+wait $MODULES_BESIDE
 mount -t iso9660 -o ro "$PAYLOAD" /payload || hold "cannot mount the ISO's filesystem on $PAYLOAD: attach the ISO again, or write it again"
 (cd /payload && sha256sum -c -s ${checksumsFile}) || hold "the ISO's checksums do not match: download the ISO again, or build it again"`;
     case "net":
@@ -37,11 +38,16 @@ mount -t iso9660 -o ro "$PAYLOAD" /payload || hold "cannot mount the ISO's files
 }
 
 // USB and CD drives enumerate on their own time after their drivers load: 60 s at most.
+// A drive that did not answer when first looked at (usb-storage looks at once: initrd-init.ts)
+// is looked at again after 5 s, by a rescan of every SCSI host.
 function waitForDevice(find: string, missing: string): string {
   return `PAYLOAD=
 for i in $(seq 1 300); do
   PAYLOAD=${find}
   [ -n "$PAYLOAD" ] && break
+  if [ $i = 25 ]; then
+    for scan in /sys/class/scsi_host/*/scan; do echo '- - -' > $scan; done 2>/dev/null
+  fi
   sleep 0.2
 done
 [ -n "$PAYLOAD" ] || hold "${missing}"`;

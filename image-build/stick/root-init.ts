@@ -43,9 +43,9 @@ for word in $(cat /proc/cmdline); do
 done
 
 say "liken-stick: loading drivers"
-# Node.js and the app read from the stick (decompressed, every block checked) while the
-# drivers load, rather than page by page when the menu starts.
-cat /usr/bin/node ${STICK_BUNDLE} ${codeCacheFile(STICK_BUNDLE)} > /dev/null 2>&1 &
+# The app read from the stick (decompressed, every block checked) while the drivers load,
+# rather than page by page when the menu starts; the initramfs started on Node.js.
+cat ${STICK_BUNDLE} ${codeCacheFile(STICK_BUNDLE)} > /dev/null 2>&1 &
 # The drivers load while the menu or the install starts; whatever lists disks or NICs waits
 # for ${STICK_DRIVERS_LOADING} to go (hardware/stick-drivers.ts).
 mkdir -p ${dirname(STICK_DRIVERS_LOADING)}

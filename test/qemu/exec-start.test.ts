@@ -4,13 +4,13 @@ import { CommandError, packageFor, start } from "../../tools/exec.ts";
 
 describe("start", () => {
   it("returns at once and reports the exit code and the end of stderr when the program ends", async () => {
-    const p = start("sh", ["-c", "echo one >&2; echo two >&2; exit 3"]);
+    const p = await start("sh", ["-c", "echo one >&2; echo two >&2; exit 3"]);
     expect(p.pid).toBeGreaterThan(0);
     expect(await p.exited).toEqual({ exitCode: 3, signal: undefined, stderrTail: "one\ntwo" });
   });
 
   it("gives the caller stdout and stdin as streams when asked", async () => {
-    const p = start("sh", ["-c", "read line; echo got $line"], { stdin: "pipe", stdout: "pipe" });
+    const p = await start("sh", ["-c", "read line; echo got $line"], { stdin: "pipe", stdout: "pipe" });
     let out = "";
     p.stdout?.setEncoding("utf8").on("data", (c: string) => {
       out += c;
@@ -21,13 +21,13 @@ describe("start", () => {
   });
 
   it("kills the program", async () => {
-    const p = start("sleep", ["30"]);
+    const p = await start("sleep", ["30"]);
     p.kill("SIGKILL");
     expect(await p.exited).toMatchObject({ exitCode: undefined, signal: "SIGKILL" });
   });
 
   it("names the package of a program that is not installed", async () => {
-    const error = await start("qemu-system-x86_64-not-here", []).exited.catch((e) => e);
+    const error = await (await start("qemu-system-x86_64-not-here", [])).exited.catch((e) => e);
     expect(error).toBeInstanceOf(CommandError);
     expect(error.message).toBe(
       "qemu-system-x86_64-not-here not found (install it, or run npm run setup)",

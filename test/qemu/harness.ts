@@ -348,7 +348,7 @@ export class Vm {
       ...(this.#options.machine ? { machine: this.#options.machine } : {}),
       debugExit: this.#options.debugExit ?? false,
     };
-    const qemu = startQemu(spec);
+    const qemu = await startQemu(spec);
     let ended = false;
     void qemu.exited.then(
       () => {

@@ -55,7 +55,7 @@ export async function startNetbootSite(
   if (options.httpBootOnly) lines = lines.filter((l) => !l.startsWith("dhcp-boot=tag:efi-x86_64"));
   await writeFile(conf, lines.join("\n"));
   const logFile = join(dir, "dnsmasq.log");
-  const dnsmasq = startDnsmasq({
+  const dnsmasq = await startDnsmasq({
     ns,
     iface: BRIDGE,
     confFile: conf,
@@ -81,7 +81,7 @@ export async function startNetbootSite(
     }),
     async serve(folder) {
       await stopHttp();
-      http = start(
+      http = await start(
         "ip",
         inNamespace(ns, process.execPath, [
           "test/serve-folder.mjs",

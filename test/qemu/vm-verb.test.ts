@@ -7,7 +7,7 @@ describe("liken-stick vm", () => {
   it("boots a new blank disk with the console on stdout and quits on Ctrl-A X with QEMU's code", {
     timeout: 60_000,
   }, async () => {
-    const p = start(
+    const p = await start(
       process.execPath,
       [BUNDLE, "vm", "--disk", "64M,nvme", "--memory", "512", "--accel", "tcg"],
       {
