@@ -1,10 +1,7 @@
 // The terminal's size when the kernel does not know it, what the painter writes, and the
 // keys as the model gets them.
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   FALLBACK_SIZE,
   keyInput,

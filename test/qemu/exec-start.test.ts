@@ -10,7 +10,10 @@ describe("start", () => {
   });
 
   it("gives the caller stdout and stdin as streams when asked", async () => {
-    const p = await start("sh", ["-c", "read line; echo got $line"], { stdin: "pipe", stdout: "pipe" });
+    const p = await start("sh", ["-c", "read line; echo got $line"], {
+      stdin: "pipe",
+      stdout: "pipe",
+    });
     let out = "";
     p.stdout?.setEncoding("utf8").on("data", (c: string) => {
       out += c;
