@@ -60,11 +60,10 @@ export const STICK_GUIDS = {
 } as const;
 
 /**
- * What the initramfs loads first: USB host controllers and storage (a stick, a BMC's
- * virtual media), FAT for the payload, and loop, dm-verity, squashfs and erofs for the
- * roots: everything a stick's way to the menu needs.
+ * What the initramfs loads first: the USB host controllers and storage a stick (or a BMC's
+ * virtual media) sits behind, so that the drive enumerates while the rest loads.
  */
-export const STICK_FIRST_MODULES = [
+export const STICK_DRIVE_MODULES = [
   "xhci_pci",
   "ehci_pci",
   "ohci_pci",
@@ -72,6 +71,10 @@ export const STICK_FIRST_MODULES = [
   "usb_storage",
   "uas",
   "sd_mod",
+];
+
+/** What mounts the payload and the roots: FAT and its codepages, loop, dm-verity, squashfs, erofs. */
+export const STICK_FS_MODULES = [
   "vfat",
   "nls_cp437",
   "nls_iso8859_1",
@@ -334,7 +337,7 @@ async function buildStickInitrd(
   await mkdir(join(tree, "etc/liken"), { recursive: true });
   await copyFile(inputs.busybox, join(tree, "bin/busybox"));
   await installTools(inputs, tree, ["sbin/blkid", "sbin/dmsetup"]);
-  const modules = [...STICK_FIRST_MODULES, ...STICK_OTHER_MODULES];
+  const modules = [...STICK_DRIVE_MODULES, ...STICK_FS_MODULES, ...STICK_OTHER_MODULES];
   if (medium.kind === "net") {
     // Every wired NIC driver: which one the machine needs is known only once it runs.
     modules.push(...netbootModules(await readModuleIndex(inputs.root)));
@@ -351,7 +354,7 @@ async function buildStickInitrd(
     join(tree, "init"),
     stickInitrdInit({
       medium,
-      modules: { first: STICK_FIRST_MODULES, beside: STICK_OTHER_MODULES },
+      modules: { drive: STICK_DRIVE_MODULES, fs: STICK_FS_MODULES, beside: STICK_OTHER_MODULES },
       root: { path: STICK_ROOT_IMAGE, ...verity, fstype: "squashfs" },
       releaseRoot: { path: "release/rootfs.img", ...releaseVerity, fstype: "erofs" },
       checksumsFile: "/etc/liken/payload.sha256",

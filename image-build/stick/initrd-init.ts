@@ -13,8 +13,15 @@ import { findPayloadSh, type StickMedium } from "./medium-sh.ts";
 export interface StickInitrdInit {
   /** Where the payload is: what this build of the stick boots from. */
   readonly medium: StickMedium;
-  /** The modules loaded before the search (the stick's way: USB, FAT, loop, dm-verity, the roots' filesystems), and those loaded beside it (disk controllers, CD, ISO 9660). */
-  readonly modules: { readonly first: readonly string[]; readonly beside: readonly string[] };
+  /**
+   * The modules: the stick's drive (USB) loaded first; the filesystems and dm-verity, and
+   * the rest (disk controllers, CD, ISO 9660), each loaded beside the search.
+   */
+  readonly modules: {
+    readonly drive: readonly string[];
+    readonly fs: readonly string[];
+    readonly beside: readonly string[];
+  };
   /** The root image on the payload, and what dm-verity checks it against. */
   readonly root: VerityImage;
   /** The release's root image on the payload, mounted on /release in the stick's root. */
@@ -63,12 +70,20 @@ ${CONSOLE_FUNCTIONS}
 # has just been read by the firmware, so it is looked at at once (one that did not answer
 # yet is looked at again: medium-sh.ts).
 modprobe -q usb_storage delay_use=0 2>/dev/null
-modprobe -qa ${o.modules.first.join(" ")} 2>/dev/null
-# The other drivers load while the search runs; whatever needs them waits for them.
+modprobe -qa ${o.modules.drive.join(" ")} 2>/dev/null
+# The other drivers load while the drive enumerates and the search runs; whatever needs
+# them waits for them (and loads again what a load beside it may have raced with).
+modprobe -qa ${o.modules.fs.join(" ")} 2>/dev/null &
+MODULES_FS=$!
 modprobe -qa ${o.modules.beside.join(" ")} 2>/dev/null &
 MODULES_BESIDE=$!
-mount -t efivarfs efivarfs /sys/firmware/efi/efivars 2>/dev/null
+fs_modules() {
+  wait $MODULES_FS
+  modprobe -qa ${o.modules.fs.join(" ")} 2>/dev/null
+}
 ${findPayloadSh(o.medium, o.checksumsFile)}
+fs_modules
+mount -t efivarfs efivarfs /sys/firmware/efi/efivars 2>/dev/null
 mkdir -p /run/liken
 echo ${o.medium.kind} > ${MEDIUM_FILE}
 ${mapVerity("the stick's root", o.root, "/dev/loop0", STICK_ROOT_DM_NAME, "/root")}

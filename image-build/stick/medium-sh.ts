@@ -16,6 +16,7 @@ export function findPayloadSh(medium: StickMedium, checksumsFile: string): strin
     case "stick":
       return `say "liken-stick: finding the stick"
 ${waitForDevice(`$(blkid -c /dev/null -l -o device -t PARTUUID=${medium.payloadPartUuid} 2>/dev/null)`, `the stick's payload partition (PARTUUID ${medium.payloadPartUuid}) did not appear: write the stick again, or try another USB port`)}
+fs_modules
 mount -t vfat -o rw,noatime "$PAYLOAD" /payload || hold "cannot mount the payload partition $PAYLOAD: write the stick again"
 (cd /payload && sha256sum -c -s ${checksumsFile}) || hold "the payload's checksums do not match: write the stick again"`;
     case "iso":
@@ -30,6 +31,7 @@ iso_disk() {
 }
 ${waitForDevice("$(iso_disk)", `no CD or disk with the ISO's filesystem (label ${medium.volumeLabel}) appeared: attach the ISO again, or write it again`)}
 wait $MODULES_BESIDE
+fs_modules
 mount -t iso9660 -o ro "$PAYLOAD" /payload || hold "cannot mount the ISO's filesystem on $PAYLOAD: attach the ISO again, or write it again"
 (cd /payload && sha256sum -c -s ${checksumsFile}) || hold "the ISO's checksums do not match: download the ISO again, or build it again"`;
     case "net":
@@ -67,7 +69,13 @@ export const INITRD_UDHCPC_SCRIPT = "/etc/liken/udhcpc.script";
 // ${filename}): then the payload is its folder's payload/.
 function netPayloadSh(checksumsFile: string): string {
   return `say "liken-stick: starting the network"
-modprobe -qa $(cat /sys/bus/*/devices/*/modalias 2>/dev/null | sort -u) 2>/dev/null
+# The bus drivers (virtio's among them) first, then what their devices ask for; again
+# before each try, for a NIC that came late.
+wait $MODULES_BESIDE
+nic_drivers() {
+  modprobe -qa $(cat /sys/bus/*/devices/*/modalias 2>/dev/null | sort -u) 2>/dev/null
+}
+nic_drivers
 PAYLOAD= BOOTIF=
 for word in $(cat /proc/cmdline); do
   case "$word" in
@@ -93,6 +101,7 @@ nics() {
 }
 LEASED=
 while [ -z "$LEASED" ]; do
+  nic_drivers
   for i in $(seq 1 50); do [ -n "$(nics)" ] && break; sleep 0.2; done
   for n in $(nics); do
     ip link set dev "$n" up
