@@ -56,6 +56,8 @@ const stick = await cachedStick({
 try {
   const vm = await startVm({ stick });
   await vm.waitFor(/a shell follows/, 240_000);
+  // The report waits for the drivers the root loads at boot: timed once they are in.
+  await vm.waitFor(/drivers loaded/, 120_000);
   await waitForShell(vm);
   const inGuest = async (command: string) => {
     const times: number[] = [];
