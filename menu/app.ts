@@ -180,7 +180,12 @@ export async function runMenu(options: MenuOptions): Promise<number> {
     });
     terminal.onResize((s) => dispatch({ type: "resize", size: s }));
     paint();
-    void reload().then((fresh) => dispatch({ type: "refreshed", data: fresh }));
+    void reload().then((fresh) => {
+      // The whole screen again: the stick's console lines while it loaded the drivers
+      // (which the disks waited for) were written over the first one.
+      if (model.screen.kind !== "shell") terminal.invalidate();
+      dispatch({ type: "refreshed", data: fresh });
+    });
   });
 }
 
