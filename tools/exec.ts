@@ -23,6 +23,7 @@ export interface RunResult {
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
+const STDERR_TAIL_LINES = 20;
 
 // Loaded at the first program started, not with the command: evaluating execa's 200 KB is
 // a quarter of a second of the stick's start under emulation, and the menu's first screen
@@ -30,7 +31,6 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 function execaModule(): Promise<typeof import("execa")> {
   return import("execa");
 }
-const STDERR_TAIL_LINES = 20;
 
 /** A tool that failed, was killed, timed out, or is not installed. */
 export class CommandError extends Error {
