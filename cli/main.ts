@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { exitCodeFor, LikenError, oneLine, usageError } from "../common/errors.ts";
 import { nearest } from "../common/nearest.ts";
 import pkg from "../package.json" with { type: "json" };
+import { execaModule } from "../tools/exec.ts";
 import { parseVerbArgs } from "./args.ts";
 import { commandHelp, verbHelp } from "./help.ts";
 import type { Io, Verb } from "./verb.ts";
@@ -69,6 +70,16 @@ function messageOf(error: unknown): string {
   if (!(error instanceof LikenError) && error instanceof Error)
     return `${line} (this may be a bug in liken-stick: please report it with this line)`;
   return line;
+}
+
+/**
+ * What the image build's code cache runs beside the bundle's top level, so the modules the
+ * command loads lazily are in the cache compiled (image-build/code-cache.ts): execa for the
+ * tools and the menu with blessed. Not the report's systeminformation fallback (600 KB,
+ * rarely run).
+ */
+export async function warmUp(): Promise<void> {
+  await Promise.all([execaModule(), import("../menu/app.ts")]);
 }
 
 // Run when executed as a program (the bin script, or the bundle), not when imported by tests.

@@ -35,6 +35,7 @@ function evaluate(script, file) {
   m.filename = file;
   m.paths = Module._nodeModulePaths(dirname(file));
   script.runInThisContext()(m.exports, Module.createRequire(file), m, file, dirname(file));
+  return m.exports;
 }
 `;
 
@@ -53,12 +54,15 @@ evaluate(compile(file, file, cache), file);
 
 // The build's warm-up: compiles the bundle under the name the image runs it by, evaluates
 // its top level (every module's own code; argv[1] is this file, so the bundle's entry does
-// not run), then saves what V8 compiled, functions included.
+// not run), runs the entry's warmUp (which loads the modules it imports lazily: their code
+// runs only then), then saves what V8 compiled, functions included.
 const WARM_UP = `${COMPILE}const [source, file, out] = process.argv.slice(2);
 const script = compile(source, file, undefined);
-evaluate(script, file);
-require("node:fs").writeFileSync(out, script.createCachedData());
-process.exit(0);
+const entry = evaluate(script, file);
+Promise.resolve(typeof entry.warmUp === "function" ? entry.warmUp() : undefined).then(() => {
+  require("node:fs").writeFileSync(out, script.createCachedData());
+  process.exit(0);
+});
 `;
 
 /**

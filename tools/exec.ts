@@ -27,8 +27,9 @@ const STDERR_TAIL_LINES = 20;
 
 // Loaded at the first program started, not with the command: evaluating execa's 200 KB is
 // a quarter of a second of the stick's start under emulation, and the menu's first screen
-// and `--help` start none.
-function execaModule(): Promise<typeof import("execa")> {
+// and `--help` start none. The entries' warmUp loads it so the image's code cache holds it
+// compiled (image-build/code-cache.ts).
+export function execaModule(): Promise<typeof import("execa")> {
   return import("execa");
 }
 
