@@ -29,7 +29,8 @@ export async function readJournal(
   const header = decodeJournalHeader(head);
   if (!header) return undefined;
   const areaSize = Math.max(0, Math.min(size, header.partitionSize) - header.recordsOffset);
-  const area = Buffer.alloc(areaSize);
+  // Not zeroed first (64 MiB is a tenth of a second under emulation): only what was read is used.
+  const area = Buffer.allocUnsafe(areaSize);
   const { bytesRead } = await handle.read(area, 0, areaSize, start + header.recordsOffset);
   return { header, scan: scanRecords(area.subarray(0, bytesRead)) };
 }
@@ -45,8 +46,9 @@ export async function appendCrashes(
   crashes: readonly CrashRecord[],
 ): Promise<Journal> {
   const { header } = journal;
+  if (crashes.length === 0) return journal;
   const area = Buffer.alloc(header.partitionSize - header.recordsOffset);
-  if (crashes.length > 0) await handle.read(area, 0, area.length, header.recordsOffset);
+  await handle.read(area, 0, area.length, header.recordsOffset);
   let scan = journal.scan;
   for (const crash of crashes) {
     if (scan.records.some((r) => r.crash.id === crash.id)) continue;

@@ -69,10 +69,17 @@ export function scanRecords(area: Uint8Array): JournalScan {
   const records: StoredRecord[] = [];
   let skipped = 0;
   for (let at = 0; at + RECORD_HEADER <= b.length; ) {
-    if (!b.subarray(at, at + MAGIC.length).equals(MAGIC)) {
-      at += RECORD_ALIGN;
+    // The next magic, found natively: a 64 MiB journal is 131072 places to look, which one
+    // comparison each cost the boot a quarter of a second under emulation. Only a magic on
+    // the record grid counts.
+    const found = b.indexOf(MAGIC, at);
+    if (found < 0) break;
+    if (found % RECORD_ALIGN !== 0) {
+      at = alignUp(found);
       continue;
     }
+    at = found;
+    if (at + RECORD_HEADER > b.length) break;
     const record = decodeAt(b, at);
     if (!record) {
       skipped++;
