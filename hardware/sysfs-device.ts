@@ -2,7 +2,7 @@
 // v252.31, src/libsystemd/sd-device/sd-device.c), for hardware/net-id.ts. The tree sits
 // under `root` ("/" on a machine, a fixture folder in tests); paths are kept as udev sees
 // them ("/sys/devices/...") so that code matching on them reads like udev's.
-import { lstat, readdir, readFile, readlink, realpath } from "node:fs/promises";
+import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { basename, join, posix, relative } from "node:path";
 
 export interface SysDevice {
@@ -14,32 +14,43 @@ export interface SysDevice {
   readonly sysname: string;
 }
 
+// Synchronous reads: sysfs answers from memory, and naming a NIC reads hundreds of files
+// and links, each of which through a promise and the thread pool cost a millisecond under
+// emulation. The functions stay async for their callers.
+function attempt<T>(read: () => T): T | null {
+  try {
+    return read();
+  } catch {
+    return null;
+  }
+}
+
 /** The device a path under root names (links resolved), or null when it is none. */
 export async function deviceAt(root: string, path: string): Promise<SysDevice | null> {
-  const realRoot = await realpath(root);
-  const real = await realpath(join(realRoot, path)).catch(() => null);
+  const realRoot = realpathSync.native(root);
+  const real = attempt(() => realpathSync.native(join(realRoot, path)));
   if (real === null) return null;
   const rel = relative(realRoot, real);
   if (rel.startsWith("..")) return null;
   const syspath = `/${rel.split("\\").join("/")}`;
-  if (!(await isDevice(realRoot, syspath))) return null;
+  if (!isDevice(realRoot, syspath)) return null;
   return { root: realRoot, syspath, sysname: basename(syspath) };
 }
 
 // sd_device_new_from_syspath(): under /sys/devices a device has a uevent file; elsewhere
 // under /sys any folder is one.
-async function isDevice(root: string, syspath: string): Promise<boolean> {
+function isDevice(root: string, syspath: string): boolean {
   if (syspath !== "/sys" && !syspath.startsWith("/sys/")) return false;
   if (syspath === "/sys/devices" || syspath.startsWith("/sys/devices/")) {
-    return (await lstat(join(root, syspath, "uevent")).catch(() => null)) !== null;
+    return attempt(() => lstatSync(join(root, syspath, "uevent"))) !== null;
   }
-  return (await lstat(join(root, syspath)).catch(() => null))?.isDirectory() ?? false;
+  return attempt(() => lstatSync(join(root, syspath)))?.isDirectory() ?? false;
 }
 
 /** sd_device_get_parent(): the nearest folder above that is a device, below /sys. */
 export async function parentOf(dev: SysDevice): Promise<SysDevice | null> {
   for (let p = posix.dirname(dev.syspath); p !== "/sys" && p !== "/"; p = posix.dirname(p)) {
-    if (await isDevice(dev.root, p)) return { root: dev.root, syspath: p, sysname: basename(p) };
+    if (isDevice(dev.root, p)) return { root: dev.root, syspath: p, sysname: basename(p) };
   }
   return null;
 }
@@ -51,7 +62,7 @@ export async function childLink(dev: SysDevice, name: string): Promise<SysDevice
 
 /** The names in dev's folder. */
 export async function entries(dev: SysDevice, sub = ""): Promise<string[]> {
-  return readdir(join(dev.root, dev.syspath, sub)).catch(() => []);
+  return attempt(() => readdirSync(join(dev.root, dev.syspath, sub))) ?? [];
 }
 
 /**
@@ -61,25 +72,25 @@ export async function entries(dev: SysDevice, sub = ""): Promise<string[]> {
  */
 export async function attr(dev: SysDevice, name: string): Promise<string | null> {
   const path = join(dev.root, dev.syspath, name);
-  const st = await lstat(path).catch(() => null);
+  const st = attempt(() => lstatSync(path));
   if (!st) return null;
   if (st.isSymbolicLink()) {
     if (!["driver", "subsystem", "module"].includes(name)) return null;
-    return basename(await readlink(path));
+    return basename(readlinkSync(path));
   }
   if (st.isDirectory() || (st.mode & 0o400) === 0) return null;
-  const text = await readFile(path, "latin1").catch(() => null);
+  const text = attempt(() => readFileSync(path, "latin1"));
   return text === null ? null : text.replace(/[\n\r]+$/, "");
 }
 
 /** A binary attribute (PCI config space), or null. */
 export async function attrBytes(dev: SysDevice, name: string): Promise<Buffer | null> {
-  return readFile(join(dev.root, dev.syspath, name)).catch(() => null);
+  return attempt(() => readFileSync(join(dev.root, dev.syspath, name)));
 }
 
 /** sd_device_get_subsystem(): the name of the subsystem link's target. */
 export async function subsystemOf(dev: SysDevice): Promise<string | null> {
-  const target = await readlink(join(dev.root, dev.syspath, "subsystem")).catch(() => null);
+  const target = attempt(() => readlinkSync(join(dev.root, dev.syspath, "subsystem")));
   return target === null ? null : basename(target);
 }
 
@@ -107,5 +118,5 @@ export async function ancestorWith(
 
 /** Whether `path` (under root) exists. */
 export async function exists(root: string, path: string): Promise<boolean> {
-  return (await lstat(join(root, path)).catch(() => null)) !== null;
+  return attempt(() => lstatSync(join(root, path))) !== null;
 }

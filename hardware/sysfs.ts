@@ -3,7 +3,7 @@
 // modalias (research/hwreport-tui.md section 2; dracut's get_blockdev_drv_through_sys does
 // the same). It reads files and links under `root` only ("/" on a machine, a fixture tree in
 // tests) and never runs a program.
-import { readdir, readFile, readlink, realpath } from "node:fs/promises";
+import { readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import type { ChainLevel } from "./types.ts";
 
@@ -46,20 +46,31 @@ export function moduleNameOfDriver(driver: string): string {
   return MODULE_OF_DRIVER[name] ?? name;
 }
 
-async function text(path: string): Promise<string | null> {
+// Synchronous reads: sysfs answers from memory, and the report reads about a thousand
+// files and links, each of which through a promise and the thread pool cost a millisecond
+// under emulation.
+function attempt<T>(read: () => T): T | null {
   try {
-    const value = (await readFile(path, "utf8")).replace(/\0+$/, "").trim();
-    return value === "" ? null : value;
+    return read();
   } catch {
     return null; // absent, or the kernel refuses the read (carrier of a down link: EINVAL)
   }
 }
 
-async function linkName(path: string): Promise<string | null> {
-  return readlink(path).then(
-    (target) => basename(target),
-    () => null,
-  );
+function text(path: string): string | null {
+  const value = attempt(() => readFileSync(path, "utf8"))
+    ?.replace(/\0+$/, "")
+    .trim();
+  return value ? value : null;
+}
+
+function linkName(path: string): string | null {
+  const target = attempt(() => readlinkSync(path));
+  return target === null ? null : basename(target);
+}
+
+function resolved(path: string): string | null {
+  return attempt(() => realpathSync.native(path));
 }
 
 /** The chain from `start` (a directory under root/sys/devices) up to the root of its bus. */
@@ -67,14 +78,12 @@ export async function walkChain(root: string, start: string): Promise<SysLevel[]
   const devices = join(root, "sys/devices");
   const chain: SysLevel[] = [];
   for (let dir = start; dir.startsWith(`${devices}/`); dir = dirname(dir)) {
-    const [driver, modalias, subsystem] = await Promise.all([
-      linkName(join(dir, "driver")),
-      text(join(dir, "modalias")),
-      linkName(join(dir, "subsystem")),
-    ]);
+    const driver = linkName(join(dir, "driver"));
+    const modalias = text(join(dir, "modalias"));
+    const subsystem = linkName(join(dir, "subsystem"));
     // Levels with neither are plumbing (block/, nvme/, ata1, SCSI hosts and targets).
     if (driver === null && modalias === null) continue;
-    const module = driver === null ? null : await linkName(join(dir, "driver", "module"));
+    const module = driver === null ? null : linkName(join(dir, "driver", "module"));
     chain.push({
       device: relative(devices, dir),
       subsystem,
@@ -87,26 +96,24 @@ export async function walkChain(root: string, start: string): Promise<SysLevel[]
   return chain;
 }
 
-async function list(dir: string): Promise<string[]> {
-  return (await readdir(dir).catch(() => [] as string[])).sort();
+function list(dir: string): string[] {
+  return (attempt(() => readdirSync(dir)) ?? []).sort();
 }
 
 /** Every disk: /sys/block without loop, ram and zram devices. */
 export async function findDisks(rootDir = "/"): Promise<SysDisk[]> {
-  const root = await realpath(rootDir);
-  const names = (await list(join(root, "sys/block"))).filter((n) => !NOT_DISKS.test(n));
+  const root = realpathSync.native(rootDir);
+  const names = list(join(root, "sys/block")).filter((n) => !NOT_DISKS.test(n));
   return Promise.all(
     names.map(async (name): Promise<SysDisk> => {
-      const dir = await realpath(join(root, "sys/block", name));
-      const [size, removable, ro, ownSerial, model, deviceSerial, chain] = await Promise.all([
-        text(join(dir, "size")),
-        text(join(dir, "removable")),
-        text(join(dir, "ro")),
-        text(join(dir, "serial")),
-        text(join(dir, "device", "model")),
-        text(join(dir, "device", "serial")),
-        disksChain(root, dir),
-      ]);
+      const dir = realpathSync.native(join(root, "sys/block", name));
+      const size = text(join(dir, "size"));
+      const removable = text(join(dir, "removable"));
+      const ro = text(join(dir, "ro"));
+      const ownSerial = text(join(dir, "serial"));
+      const model = text(join(dir, "device", "model"));
+      const deviceSerial = text(join(dir, "device", "serial"));
+      const chain = await disksChain(root, dir);
       return {
         name,
         size: Number(size ?? 0) * 512, // sysfs counts 512-byte units whatever the sector size
@@ -127,30 +134,28 @@ export async function findDisks(rootDir = "/"): Promise<SysDisk[]> {
 async function disksChain(root: string, dir: string): Promise<SysLevel[]> {
   if (!dir.includes("/virtual/nvme-subsystem/")) return walkChain(root, dir);
   const subsystem = dirname(dir);
-  const controllers = (await list(subsystem)).filter((n) => /^nvme\d+$/.test(n));
+  const controllers = list(subsystem).filter((n) => /^nvme\d+$/.test(n));
   const chains = await Promise.all(
-    controllers.map(async (c) => walkChain(root, await realpath(join(subsystem, c)))),
+    controllers.map((c) => walkChain(root, realpathSync.native(join(subsystem, c)))),
   );
   return chains.flat();
 }
 
 /** Every NIC: /sys/class/net entries with a `device` link (lo, bridges and tunnels have none). */
 export async function findNics(rootDir = "/"): Promise<SysNic[]> {
-  const root = await realpath(rootDir);
-  const names = await list(join(root, "sys/class/net"));
+  const root = realpathSync.native(rootDir);
+  const names = list(join(root, "sys/class/net"));
   const nics = await Promise.all(
     names.map(async (name): Promise<SysNic | undefined> => {
-      const dir = await realpath(join(root, "sys/class/net", name)).catch(() => undefined);
+      const dir = resolved(join(root, "sys/class/net", name));
       if (!dir) return undefined;
-      const device = await realpath(join(dir, "device")).catch(() => undefined);
+      const device = resolved(join(dir, "device"));
       if (!device) return undefined;
-      const [mac, carrier, speed, operstate, chain] = await Promise.all([
-        text(join(dir, "address")),
-        text(join(dir, "carrier")),
-        text(join(dir, "speed")),
-        text(join(dir, "operstate")),
-        walkChain(root, device),
-      ]);
+      const mac = text(join(dir, "address"));
+      const carrier = text(join(dir, "carrier"));
+      const speed = text(join(dir, "speed"));
+      const operstate = text(join(dir, "operstate"));
+      const chain = await walkChain(root, device);
       const mbits = Number(speed);
       return {
         name,
