@@ -58,7 +58,10 @@ describe("encodeRecord and scanRecords", () => {
 
   it("takes only a magic on the 512-byte grid as a record: one inside a kernel line or torn at the end is data", () => {
     const area = Buffer.alloc(8192);
-    const record = encodeRecord(1, { ...sampleCrash(1), lines: ["a line that says LIKENCR1 in it"] });
+    const record = encodeRecord(1, {
+      ...sampleCrash(1),
+      lines: ["a line that says LIKENCR1 in it"],
+    });
     record.copy(area, 1024);
     // The magic 100 bytes off the grid, and again in the area's last bytes.
     encodeRecord(2, sampleCrash(2)).copy(area, 3172);
