@@ -15,13 +15,22 @@ export interface Collected {
   readonly newest: CrashRecord | null;
 }
 
+/**
+ * pstore mounted, for collectCrashes; started beside the state partition's mount (each is a
+ * process, a third of a second under emulation). Without pstore there is nothing to collect.
+ */
+export function mountPstore(): Promise<void> {
+  return mount("pstore", PSTORE, "pstore").catch(() => undefined);
+}
+
 // Step 1: pstore into the journal, then pstore cleared; a journal that does not verify, or
 // that an earlier install wrote, keeps pstore as it is, so nothing is lost.
 export async function collectCrashes(
   partition: Partition,
   installId: string | null,
+  pstoreMounted: Promise<void>,
 ): Promise<Collected> {
-  await mount("pstore", PSTORE, "pstore").catch(() => undefined);
+  await pstoreMounted;
   const files: PstoreFile[] = [];
   for (const name of await readdir(PSTORE).catch(() => [] as string[])) {
     const path = join(PSTORE, name);

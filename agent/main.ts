@@ -29,7 +29,7 @@ import {
   rejectionFor,
   type StoragePartition,
 } from "./boot-plan.ts";
-import { collectCrashes } from "./collect-crashes.ts";
+import { collectCrashes, mountPstore } from "./collect-crashes.ts";
 import { bootMarker } from "./crash-parse.ts";
 import { modulesOutcome } from "./declared-modules.ts";
 import { applyEntryActions, listEntries } from "./esp.ts";
@@ -97,6 +97,8 @@ interface Boot {
   readonly trial: boolean;
   readonly entry: Entry | null;
   readonly state: Partition;
+  /** The state partition's mount, started with the ESP's: null once mounted, or why not. */
+  readonly stateMount: Promise<Error | null>;
   readonly journal: Partition;
   readonly slots: Readonly<Record<Slot, Partition>>;
   readonly partUuids: Readonly<Record<Slot, string>>;
@@ -110,6 +112,8 @@ interface Boot {
 }
 
 async function main(): Promise<number> {
+  // pstore, the ESP and the state partition mount side by side (each mount is a process).
+  const pstoreMounted = mountPstore();
   const release = JSON.parse(await readFile(RELEASE_FILE, "utf8")) as { version: string };
   const boot = await identify(release.version);
   const { id, version, slot, trial } = boot;
@@ -117,14 +121,10 @@ async function main(): Promise<number> {
   if (trial) watchdog = await beginTrial(boot);
   const initramfsFailure = await takeInitramfsFailure();
 
-  await mkdir(STATE, { recursive: true });
-  const stateMounted = await mount(boot.state.device, STATE, "ext4").then(
-    () => true,
-    (error: Error) => {
-      step(`the state partition ${boot.state.device} does not mount: ${firstLine(error)}`);
-      return false;
-    },
-  );
+  const stateError = await boot.stateMount;
+  if (stateError)
+    step(`the state partition ${boot.state.device} does not mount: ${firstLine(stateError)}`);
+  const stateMounted = stateError === null;
   if (!stateMounted && !trial)
     throw new LikenError({
       kind: "refused",
@@ -148,7 +148,7 @@ async function main(): Promise<number> {
   });
 
   // 1. Crash records.
-  const crashes = await collectCrashes(boot.journal, identity.installId);
+  const crashes = await collectCrashes(boot.journal, identity.installId, pstoreMounted);
   const base = {
     now: now(),
     bootId: id,
@@ -239,9 +239,9 @@ async function main(): Promise<number> {
   );
   watchdog?.disarm();
   await unlink(TRIAL_MARK).catch(() => undefined);
-  await syncAll();
-  await umount(STATE).catch(() => undefined);
-  await umount(ESP).catch(() => undefined);
+  // One umount for both (a process is a third of a second under emulation); an unmount
+  // writes its filesystem out, so sync(1) runs only when one stayed mounted.
+  await umount(STATE, ESP).catch(() => syncAll());
   say(`liken ${version} slot ${slot} up`);
   return 0;
 }
@@ -291,6 +291,14 @@ async function identify(version: string): Promise<Boot> {
       hint: REINSTALL,
       reason: BOOT_HELD,
     });
+  // The state partition mounts beside the ESP: each mount is a process, a third of a second
+  // under emulation. main() says what a failed one means, after this boot's first line.
+  const stateMount = mkdir(STATE, { recursive: true })
+    .then(() => mount(state.device, STATE, "ext4"))
+    .then(
+      () => null,
+      (error: Error) => error,
+    );
   await mkdir(ESP, { recursive: true });
   await mount(esp.device, ESP, "vfat");
   const identity = identifyBoot({
@@ -318,6 +326,7 @@ async function identify(version: string): Promise<Boot> {
     trial,
     entry: identity.entry,
     state,
+    stateMount,
     journal,
     slots: { a, b },
     partUuids: { a: a.partUuid, b: b.partUuid },
@@ -445,9 +454,7 @@ function firstLine(error: Error): string {
 
 async function rebootCleanly(): Promise<void> {
   await syncAll().catch(() => undefined);
-  await umount(UPDATE).catch(() => undefined);
-  await umount(STATE).catch(() => undefined);
-  await umount(ESP).catch(() => undefined);
+  await umount(UPDATE, STATE, ESP).catch(() => undefined);
   await rebootNow();
   await sleep(60_000);
 }

@@ -12,8 +12,9 @@ export async function mount(
   await run("mount", ["-t", type, ...o, device, target], { timeoutMs: 60_000 });
 }
 
-export async function umount(target: string): Promise<void> {
-  await run("umount", [target], { timeoutMs: 60_000 });
+/** Unmounts each target; fails when one did not unmount (the others are unmounted still). */
+export async function umount(...targets: readonly string[]): Promise<void> {
+  await run("umount", [...targets], { timeoutMs: 60_000 });
 }
 
 /** Writes every dirty buffer of every filesystem out (before a reboot). */
