@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { orNull } from "../common/or-null.ts";
 import { INITRAMFS_MODULES } from "../formats/boot-interface.ts";
 import type { IdentityModule } from "../formats/identity.ts";
 import { readKernelLog } from "../hardware/kernel-log.ts";
@@ -111,26 +112,15 @@ export async function loadDrivers(): Promise<void> {
 // and the thread pool took half a second of the boot under emulation.
 function modaliases(): string[] {
   const found = new Set<string>();
-  for (const bus of readdirOr("/sys/bus")) {
-    for (const device of readdirOr(join("/sys/bus", bus, "devices"))) {
-      let alias = "";
-      try {
-        alias = readFileSync(join("/sys/bus", bus, "devices", device, "modalias"), "utf8").trim();
-      } catch {
-        // a device without a modalias: no driver to ask for
-      }
-      if (alias !== "") found.add(alias);
+  for (const bus of orNull(() => readdirSync("/sys/bus")) ?? []) {
+    const devices = join("/sys/bus", bus, "devices");
+    for (const device of orNull(() => readdirSync(devices)) ?? []) {
+      // A device without a modalias asks for no driver.
+      const alias = orNull(() => readFileSync(join(devices, device, "modalias"), "utf8"))?.trim();
+      if (alias) found.add(alias);
     }
   }
   return [...found].sort();
-}
-
-function readdirOr(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
 }
 
 /** (3) Every NIC under its predictable name; the kernel's when udev would keep it. */

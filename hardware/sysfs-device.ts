@@ -4,6 +4,7 @@
 // them ("/sys/devices/...") so that code matching on them reads like udev's.
 import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { basename, join, posix, relative } from "node:path";
+import { orNull } from "../common/or-null.ts";
 
 export interface SysDevice {
   /** The root folder the tree is read from, resolved. */
@@ -17,18 +18,11 @@ export interface SysDevice {
 // Synchronous reads: sysfs answers from memory, and naming a NIC reads hundreds of files
 // and links, each of which through a promise and the thread pool cost a millisecond under
 // emulation. The functions stay async for their callers.
-function attempt<T>(read: () => T): T | null {
-  try {
-    return read();
-  } catch {
-    return null;
-  }
-}
 
 /** The device a path under root names (links resolved), or null when it is none. */
 export async function deviceAt(root: string, path: string): Promise<SysDevice | null> {
   const realRoot = realpathSync.native(root);
-  const real = attempt(() => realpathSync.native(join(realRoot, path)));
+  const real = orNull(() => realpathSync.native(join(realRoot, path)));
   if (real === null) return null;
   const rel = relative(realRoot, real);
   if (rel.startsWith("..")) return null;
@@ -42,9 +36,9 @@ export async function deviceAt(root: string, path: string): Promise<SysDevice | 
 function isDevice(root: string, syspath: string): boolean {
   if (syspath !== "/sys" && !syspath.startsWith("/sys/")) return false;
   if (syspath === "/sys/devices" || syspath.startsWith("/sys/devices/")) {
-    return attempt(() => lstatSync(join(root, syspath, "uevent"))) !== null;
+    return orNull(() => lstatSync(join(root, syspath, "uevent"))) !== null;
   }
-  return attempt(() => lstatSync(join(root, syspath)))?.isDirectory() ?? false;
+  return orNull(() => lstatSync(join(root, syspath)))?.isDirectory() ?? false;
 }
 
 /** sd_device_get_parent(): the nearest folder above that is a device, below /sys. */
@@ -62,7 +56,7 @@ export async function childLink(dev: SysDevice, name: string): Promise<SysDevice
 
 /** The names in dev's folder. */
 export async function entries(dev: SysDevice, sub = ""): Promise<string[]> {
-  return attempt(() => readdirSync(join(dev.root, dev.syspath, sub))) ?? [];
+  return orNull(() => readdirSync(join(dev.root, dev.syspath, sub))) ?? [];
 }
 
 /**
@@ -72,25 +66,25 @@ export async function entries(dev: SysDevice, sub = ""): Promise<string[]> {
  */
 export async function attr(dev: SysDevice, name: string): Promise<string | null> {
   const path = join(dev.root, dev.syspath, name);
-  const st = attempt(() => lstatSync(path));
+  const st = orNull(() => lstatSync(path));
   if (!st) return null;
   if (st.isSymbolicLink()) {
     if (!["driver", "subsystem", "module"].includes(name)) return null;
     return basename(readlinkSync(path));
   }
   if (st.isDirectory() || (st.mode & 0o400) === 0) return null;
-  const text = attempt(() => readFileSync(path, "latin1"));
+  const text = orNull(() => readFileSync(path, "latin1"));
   return text === null ? null : text.replace(/[\n\r]+$/, "");
 }
 
 /** A binary attribute (PCI config space), or null. */
 export async function attrBytes(dev: SysDevice, name: string): Promise<Buffer | null> {
-  return attempt(() => readFileSync(join(dev.root, dev.syspath, name)));
+  return orNull(() => readFileSync(join(dev.root, dev.syspath, name)));
 }
 
 /** sd_device_get_subsystem(): the name of the subsystem link's target. */
 export async function subsystemOf(dev: SysDevice): Promise<string | null> {
-  const target = attempt(() => readlinkSync(join(dev.root, dev.syspath, "subsystem")));
+  const target = orNull(() => readlinkSync(join(dev.root, dev.syspath, "subsystem")));
   return target === null ? null : basename(target);
 }
 
@@ -118,5 +112,5 @@ export async function ancestorWith(
 
 /** Whether `path` (under root) exists. */
 export async function exists(root: string, path: string): Promise<boolean> {
-  return attempt(() => lstatSync(join(root, path))) !== null;
+  return orNull(() => lstatSync(join(root, path))) !== null;
 }

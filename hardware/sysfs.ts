@@ -5,6 +5,7 @@
 // tests) and never runs a program.
 import { readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
+import { orNull } from "../common/or-null.ts";
 import type { ChainLevel } from "./types.ts";
 
 /** A chain level as sysfs shows it, before any release is asked about it. */
@@ -49,28 +50,21 @@ export function moduleNameOfDriver(driver: string): string {
 // Synchronous reads: sysfs answers from memory, and the report reads about a thousand
 // files and links, each of which through a promise and the thread pool cost a millisecond
 // under emulation.
-function attempt<T>(read: () => T): T | null {
-  try {
-    return read();
-  } catch {
-    return null; // absent, or the kernel refuses the read (carrier of a down link: EINVAL)
-  }
-}
 
 function text(path: string): string | null {
-  const value = attempt(() => readFileSync(path, "utf8"))
+  const value = orNull(() => readFileSync(path, "utf8"))
     ?.replace(/\0+$/, "")
     .trim();
   return value ? value : null;
 }
 
 function linkName(path: string): string | null {
-  const target = attempt(() => readlinkSync(path));
+  const target = orNull(() => readlinkSync(path));
   return target === null ? null : basename(target);
 }
 
 function resolved(path: string): string | null {
-  return attempt(() => realpathSync.native(path));
+  return orNull(() => realpathSync.native(path));
 }
 
 /** The chain from `start` (a directory under root/sys/devices) up to the root of its bus. */
@@ -97,7 +91,7 @@ export async function walkChain(root: string, start: string): Promise<SysLevel[]
 }
 
 function list(dir: string): string[] {
-  return (attempt(() => readdirSync(dir)) ?? []).sort();
+  return (orNull(() => readdirSync(dir)) ?? []).sort();
 }
 
 /** Every disk: /sys/block without loop, ram and zram devices. */
