@@ -9,7 +9,8 @@ import { initialMenuData, loadMenuData, type MenuSources } from "./data.ts";
 import { readIdentity } from "./identity.ts";
 import { initModel, update } from "./model.ts";
 import { findTtyPath, powerOff, runShell } from "./system.ts";
-import { Terminal, type TtyInput, type TtyOutput, terminalSize } from "./terminal.ts";
+import { Terminal } from "./terminal.ts";
+import { type TtyInput, type TtyOutput, terminalSize } from "./terminal-size.ts";
 import type { Effect, MenuData, MenuEvent, Model, Size } from "./types.ts";
 import { frameOf } from "./view.ts";
 
@@ -33,8 +34,6 @@ export interface MenuOptions {
   /** The terminal's size, when already asked (terminalSize). */
   readonly size?: Promise<Size>;
 }
-
-export { terminalSize };
 
 /** Runs the menu until Power off ends it (off the stick); returns the exit code. */
 export async function runMenu(options: MenuOptions): Promise<number> {

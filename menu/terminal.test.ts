@@ -2,14 +2,8 @@
 // keys as the model gets them.
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import {
-  FALLBACK_SIZE,
-  keyInput,
-  keyTranslator,
-  querySize,
-  Terminal,
-  terminalSize,
-} from "./terminal.ts";
+import { keyInput, keyTranslator, Terminal } from "./terminal.ts";
+import { FALLBACK_SIZE, querySize, terminalSize } from "./terminal-size.ts";
 
 // A serial line: input and output, no size, raw mode recorded.
 function serial(answer?: string) {

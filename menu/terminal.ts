@@ -1,78 +1,11 @@
-// The terminal under the menu: its size (asked of the terminal itself when the kernel does
-// not know it, as on a serial line), blessed's Program for the escape sequences and the
-// keys, and a painter that rewrites only the lines that changed.
-import { PassThrough, type Readable, type Writable } from "node:stream";
+// The terminal under the menu: blessed's Program for the escape sequences and the keys, and
+// a painter that rewrites only the lines that changed.
+import { PassThrough, type Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import Program from "blessed/lib/program.js";
+import type { TtyInput, TtyOutput } from "./terminal-size.ts";
 import type { KeyName, Size } from "./types.ts";
 import type { Frame } from "./view.ts";
-
-export const FALLBACK_SIZE: Size = { cols: 80, rows: 24 };
-/**
- * How long the first screen waits for the terminal's answer to the size question. A serial
- * terminal answers in milliseconds, but a slow machine (or a VM under emulation) may read
- * the answer later: one that comes after this still sets the size (keyInput), so a
- * console that never answers costs only this, once, when the menu starts.
- */
-export const SIZE_QUERY_MS = 500;
-
-export interface TtyInput extends Readable {
-  readonly isRaw?: boolean;
-  setRawMode?(mode: boolean): unknown;
-}
-
-export interface TtyOutput extends Writable {
-  columns?: number;
-  rows?: number;
-}
-
-/** The terminal's size: the kernel's when it knows it, else the terminal's answer, else 80x24. */
-export async function terminalSize(
-  input: TtyInput,
-  output: TtyOutput,
-  timeoutMs = SIZE_QUERY_MS,
-): Promise<Size> {
-  const { columns, rows } = output;
-  if (columns && rows && columns > 0 && rows > 0) return { cols: columns, rows };
-  return (await querySize(input, output, timeoutMs)) ?? FALLBACK_SIZE;
-}
-
-/**
- * Asks the terminal where the cursor lands when sent to row 999, column 999 (it stops at the
- * last row and column) and reads the answer, ESC [ row ; col R. Undefined without an answer.
- */
-export function querySize(
-  input: TtyInput,
-  output: Writable,
-  timeoutMs = SIZE_QUERY_MS,
-): Promise<Size | undefined> {
-  return new Promise((done) => {
-    const wasRaw = input.isRaw === true;
-    let answer = "";
-    const finish = (size: Size | undefined) => {
-      clearTimeout(timer);
-      input.off("data", onData);
-      input.pause();
-      input.setRawMode?.(wasRaw);
-      done(size);
-    };
-    const onData = (chunk: Buffer | string) => {
-      answer += typeof chunk === "string" ? chunk : chunk.toString("latin1");
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: the answer starts with ESC
-      const m = /\x1b\[(\d+);(\d+)R/.exec(answer);
-      if (!m) return;
-      const rows = Number(m[1]);
-      const cols = Number(m[2]);
-      finish(rows > 0 && cols > 0 ? { cols, rows } : undefined);
-    };
-    const timer = setTimeout(() => finish(undefined), timeoutMs);
-    input.setRawMode?.(true);
-    input.on("data", onData);
-    input.resume();
-    // Save the cursor, go as far as the terminal allows, ask where that is, come back.
-    output.write("\x1b7\x1b[999;999H\x1b[6n\x1b8");
-  });
-}
 
 /** How long an escape sequence cut off at the end of a read waits for its rest. */
 export const ESCAPE_WAIT_MS = 50;

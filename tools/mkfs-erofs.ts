@@ -16,6 +16,11 @@ export async function makeErofs(
       "--all-root", // owned by root whoever builds it
       // compressed: smaller slots to write and verify
       `-z${options.compress ?? "lz4hc"}`,
+      // Physical clusters of up to 64 KiB rather than one 4 KiB block: Node.js takes 41 MiB
+      // instead of 51 (the stick 105 MiB instead of 117), and a read ahead of its start
+      // checks and unpacks a fifth less under emulation; a page read alone unpacks up to
+      // 64 KiB, nothing next to a disk's read.
+      "-C65536",
       image,
       tree,
     ],

@@ -1,6 +1,7 @@
 // `liken-stick menu [--manifest FILE] [--release DIR] [PATH...]`: what the stick shows.
 import { LikenError } from "../../common/errors.ts";
 import { PAYLOAD_REPORTS } from "../../hwreport/index.ts";
+import { terminalSize } from "../../menu/terminal-size.ts";
 import { requireManifest } from "../load-manifest.ts";
 import type { Io, Verb } from "../verb.ts";
 
@@ -56,10 +57,11 @@ ends the menu with exit code 0. See docs/menu.md.`,
         hint: "run it on a console, or install with liken-stick install",
       });
     }
-    // Loaded here: blessed is the menu's alone. The terminal is asked its size at once: a
-    // serial terminal that never answers costs its wait beside the manifest's reading.
-    const { runMenu, terminalSize } = await import("../../menu/app.ts");
+    // The terminal is asked its size first: a serial terminal that never answers costs its
+    // wait beside the menu's loading and the manifest's reading. The menu is loaded here:
+    // blessed is the menu's alone.
     const size = terminalSize(process.stdin, process.stdout);
+    const { runMenu } = await import("../../menu/app.ts");
     // The manifest's warnings go on the menu's first screen, not under it.
     const warnings: string[] = [];
     const capture: Io = {

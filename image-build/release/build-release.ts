@@ -26,6 +26,7 @@ import {
   resolveLibraries,
 } from "../inputs/index.ts";
 import { installModules } from "../modules-install.ts";
+import { nodeReadAhead } from "../node-read-ahead.ts";
 import type { KeySet } from "../secure-boot/keys.ts";
 import { signedBootFiles } from "../secure-boot/uki.ts";
 import { requireUnpackedInputs, type UnpackedInputs } from "../unpacked.ts";
@@ -100,7 +101,11 @@ export async function buildRelease(o: ReleaseOptions): Promise<void> {
   await mkdir(join(tree, "bin"), { recursive: true });
   await copyFile(inputs.busybox, join(tree, "bin", "busybox"));
   await installTools(inputs, tree, INITRAMFS_TOOLS);
-  await writeFile(join(tree, "init"), releaseInit(o.version, STORAGE_MODULES), { mode: 0o755 });
+  await writeFile(
+    join(tree, "init"),
+    releaseInit(o.version, STORAGE_MODULES, await nodeReadAhead(await requireNodeBinary())),
+    { mode: 0o755 },
+  );
   await mkdir(join(tree, "etc/modprobe.d"), { recursive: true });
   await writeFile(join(tree, "etc/modprobe.d/liken-watchdog.conf"), watchdogOptions());
   const modules = await installModules(inputs, tree, RELEASE_MODULES, o.withoutModules ?? []);

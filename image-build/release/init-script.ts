@@ -13,6 +13,7 @@ import {
   VERITY_DM_UUID_PREFIX,
 } from "../../formats/boot-interface.ts";
 import { MODALIASES_SH } from "../modaliases-sh.ts";
+import { type ReadAhead, readAheadSh } from "../node-read-ahead.ts";
 
 /**
  * How long a hung trial runs before its watchdog resets it, about 30 s whichever it is:
@@ -42,7 +43,12 @@ hold() {
 }
 `;
 
-export function releaseInit(version: string, storageModules: readonly string[]): string {
+export function releaseInit(
+  version: string,
+  storageModules: readonly string[],
+  /** The parts of Node.js a start reads (node-read-ahead.ts). */
+  nodeReadAhead: readonly ReadAhead[],
+): string {
   const storage = storageModules.join(" ");
   return `#!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -197,9 +203,10 @@ mount -t erofs -o ro /dev/mapper/${VERITY_DM_NAME} /root 2>/run/liken/mount.err 
 
 say "liken: slot $slot verified by dm-verity, switching to its root"
 [ -n "$trial" ] && echo k > /dev/watchdog 2>/dev/null
-# Node.js, which the root's boot agent runs first, read ahead: decompressed and checked
-# against the hash tree while the root's init starts, not page by page as Node.js starts.
-cat /root/usr/bin/node > /dev/null 2>&1 &
+# What a start of Node.js, which the root's boot agent runs first, reads of it is read ahead:
+# decompressed and checked against the hash tree while the root's init starts, not page by
+# page as Node.js starts.
+${readAheadSh("/root/usr/bin/node", nodeReadAhead)}
 wait $filesystems
 # What the initramfs loaded: the root's boot agent names it when a declared module's
 # parameters could not apply because it was loaded here first.

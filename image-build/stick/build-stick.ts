@@ -43,6 +43,7 @@ import {
   stickModules,
 } from "../inputs/index.ts";
 import { installModules } from "../modules-install.ts";
+import { nodeReadAhead } from "../node-read-ahead.ts";
 import { enrollmentFiles, type StickSigning } from "../secure-boot/enrollment.ts";
 import { requireReleaseSignedBy } from "../secure-boot/keys.ts";
 import { signedBootFiles } from "../secure-boot/uki.ts";
@@ -358,6 +359,8 @@ async function buildStickInitrd(
       root: { path: STICK_ROOT_IMAGE, ...verity, fstype: "squashfs" },
       releaseRoot: { path: "release/rootfs.img", ...releaseVerity, fstype: "erofs" },
       checksumsFile: "/etc/liken/payload.sha256",
+      // The stick's Node.js, which is the release's whenever they are the same bytes.
+      nodeReadAhead: await nodeReadAhead(await requireNodeBinary()),
     }),
     { mode: 0o755 },
   );

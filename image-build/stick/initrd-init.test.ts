@@ -20,6 +20,7 @@ function init(medium: StickMedium): string {
     root: { path: "stick-root.img", ...image, fstype: "squashfs" },
     releaseRoot: { path: "release/rootfs.img", ...image, fstype: "erofs" },
     checksumsFile: "/etc/liken/payload.sha256",
+    nodeReadAhead: [{ skipMiB: 0, countMiB: 48 }],
   });
 }
 

@@ -7,6 +7,7 @@
 // Nothing on the payload is trusted that these hashes do not cover: the roots' blocks are
 // checked as they are read, and the installer checks the release's files against its
 // release.toml before it writes a byte.
+import { type ReadAhead, readAheadSh } from "../node-read-ahead.ts";
 import { CONSOLE_FUNCTIONS } from "./console-sh.ts";
 import { findPayloadSh, type StickMedium } from "./medium-sh.ts";
 
@@ -26,6 +27,8 @@ export interface StickInitrdInit {
   readonly root: VerityImage;
   /** The release's root image on the payload, mounted on /release in the stick's root. */
   readonly releaseRoot: VerityImage;
+  /** The parts of Node.js a start reads (node-read-ahead.ts), read ahead of the menu's start. */
+  readonly nodeReadAhead: readonly ReadAhead[];
   /** The payload files checked before anything reads them, in `sha256sum -c` form (on the network: every file, fetched in this order). */
   readonly checksumsFile: string;
 }
@@ -88,9 +91,9 @@ mkdir -p /run/liken
 echo ${o.medium.kind} > ${MEDIUM_FILE}
 ${mapVerity("the stick's root", o.root, "/dev/loop0", STICK_ROOT_DM_NAME, "/root")}
 ${mapVerity("the release's root", o.releaseRoot, "/dev/loop1", STICK_RELEASE_DM_NAME, `/root${STICK_RELEASE_MOUNT}`)}
-# Node.js (the release's) is read, decompressed and every block checked, while the boot goes
-# on, rather than page by page when the menu starts.
-cat /root${STICK_RELEASE_MOUNT}/usr/bin/node > /dev/null 2>&1 &
+# What a start of Node.js (the release's) reads of it is read, decompressed and every block
+# checked while the boot goes on, rather than page by page when the menu starts.
+${readAheadSh(`/root${STICK_RELEASE_MOUNT}/usr/bin/node`, o.nodeReadAhead)}
 say "liken-stick: payload $PAYLOAD verified"
 # switch_root empties this initramfs: nothing may still be reading its modules.
 wait $MODULES_BESIDE
