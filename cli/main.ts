@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { exitCodeFor, LikenError, oneLine, usageError } from "../common/errors.ts";
 import { nearest } from "../common/nearest.ts";
 import pkg from "../package.json" with { type: "json" };
-import { execaModule } from "../tools/exec.ts";
+import { warmUpPrograms } from "../tools/exec.ts";
 import { parseVerbArgs } from "./args.ts";
 import { commandHelp, verbHelp } from "./help.ts";
 import type { Io, Verb } from "./verb.ts";
@@ -73,13 +73,13 @@ function messageOf(error: unknown): string {
 }
 
 /**
- * What the image build's code cache runs beside the bundle's top level, so the modules the
- * command loads lazily are in the cache compiled (image-build/code-cache.ts): execa for the
- * tools and the menu with blessed. Not the report's systeminformation fallback (600 KB,
- * rarely run).
+ * What the image build's code cache runs beside the bundle's top level, so what the command
+ * loads and runs lazily is in the cache compiled (image-build/code-cache.ts): execa and a
+ * program's run through it for the tools, and the menu with blessed. Not the report's
+ * systeminformation fallback (600 KB, rarely run).
  */
 export async function warmUp(): Promise<void> {
-  await Promise.all([execaModule(), import("../menu/app.ts")]);
+  await Promise.all([warmUpPrograms(), import("../menu/app.ts")]);
 }
 
 // Run when executed as a program (the bin script, or the bundle), not when imported by tests.
