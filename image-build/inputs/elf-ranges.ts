@@ -1,6 +1,6 @@
 // Where an ELF64 file's mapped bytes and one of its exported objects lie in the file: what
 // a read-ahead of a binary's start needs (image-build/node-read-ahead.ts).
-import { open } from "node:fs/promises";
+import { withElfFile } from "./elf-file.ts";
 
 export interface FileRange {
   readonly offset: number;
@@ -19,36 +19,13 @@ export interface ElfRanges {
 
 /** The loaded ranges of a little-endian ELF64 file and the file ranges of its matching dynamic symbols. */
 export async function readElfRanges(file: string, symbol: RegExp): Promise<ElfRanges> {
-  const handle = await open(file, "r");
-  try {
-    const size = (await handle.stat()).size;
-    const read = async (offset: number, length: number): Promise<Buffer> => {
-      if (offset < 0 || length < 0 || offset + length > size)
-        throw new Error(`${file}: ELF structure points outside the file`);
-      const buffer = Buffer.alloc(length);
-      await handle.read(buffer, 0, length, offset);
-      return buffer;
-    };
-    const header = await read(0, 64);
-    if (header.readUInt32BE(0) !== 0x7f454c46 || header[4] !== 2 || header[5] !== 1)
-      throw new Error(`${file}: not a little-endian ELF64 file`);
-    const phoff = Number(header.readBigUInt64LE(32));
+  const ranges = await withElfFile(file, async ({ header, segments, read }) => {
     const shoff = Number(header.readBigUInt64LE(40));
-    const phentsize = header.readUInt16LE(54);
-    const phnum = header.readUInt16LE(56);
     const shentsize = header.readUInt16LE(58);
     const shnum = header.readUInt16LE(60);
-
-    const programs = await read(phoff, phentsize * phnum);
-    const segments = Array.from({ length: phnum }, (_, i) => {
-      const at = i * phentsize;
-      return {
-        type: programs.readUInt32LE(at),
-        offset: Number(programs.readBigUInt64LE(at + 8)),
-        vaddr: Number(programs.readBigUInt64LE(at + 16)),
-        size: Number(programs.readBigUInt64LE(at + 32)),
-      };
-    }).filter((s) => s.type === PT_LOAD);
+    const loads = segments
+      .filter((s) => s.type === PT_LOAD)
+      .map((s) => ({ offset: s.offset, vaddr: Number(s.vaddr), size: Number(s.filesz) }));
 
     const sections = await read(shoff, shentsize * shnum);
     const section = (i: number) => ({
@@ -72,12 +49,12 @@ export async function readElfRanges(file: string, symbol: RegExp): Promise<ElfRa
         const vaddr = Number(table.readBigUInt64LE(at + 8));
         const bytes = Number(table.readBigUInt64LE(at + 16));
         // A symbol's address is a virtual one: the segment that maps it gives its file offset.
-        const load = segments.find((s) => s.vaddr <= vaddr && vaddr + bytes <= s.vaddr + s.size);
+        const load = loads.find((s) => s.vaddr <= vaddr && vaddr + bytes <= s.vaddr + s.size);
         if (load) symbols.push({ name, offset: load.offset + vaddr - load.vaddr, size: bytes });
       }
     }
-    return { loaded: segments.map(({ offset, size }) => ({ offset, size })), symbols };
-  } finally {
-    await handle.close();
-  }
+    return { loaded: loads.map(({ offset, size }) => ({ offset, size })), symbols };
+  });
+  if (!ranges) throw new Error(`${file}: not a little-endian ELF64 file`);
+  return ranges;
 }

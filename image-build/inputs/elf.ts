@@ -2,9 +2,10 @@
 // DT_RPATH and DT_RUNPATH) and finds the closure of shared libraries a set of binaries
 // needs inside an unpacked tree of Debian packages. ldd cannot do this: it asks the host's
 // loader, which answers with the host's libraries.
-import { lstat, open, readlink } from "node:fs/promises";
+import { lstat, readlink } from "node:fs/promises";
 import { basename, dirname, join, posix, relative, sep } from "node:path";
 import { LikenError } from "../../common/errors.ts";
+import { withElfFile } from "./elf-file.ts";
 
 export interface ElfInfo {
   /** e_machine: 62 is x86-64. */
@@ -41,35 +42,9 @@ export const LIBRARY_DIRS = [
 
 /** The dynamic-linking facts of `file`, or undefined when it is not a little-endian ELF64 file. */
 export async function findElfInfo(file: string): Promise<ElfInfo | undefined> {
-  const handle = await open(file, "r");
-  try {
-    const size = (await handle.stat()).size;
-    const read = async (offset: number, length: number): Promise<Buffer> => {
-      if (offset < 0 || length < 0 || offset + length > size)
-        throw new Error(`${file}: ELF structure points outside the file`);
-      const buffer = Buffer.alloc(length);
-      await handle.read(buffer, 0, length, offset);
-      return buffer;
-    };
-    if (size < 64) return undefined;
-    const header = await read(0, 64);
-    if (header.readUInt32BE(0) !== 0x7f454c46 || header[4] !== 2 || header[5] !== 1)
-      return undefined;
+  return withElfFile(file, async ({ header, segments, read }) => {
     const type = header.readUInt16LE(16);
     const machine = header.readUInt16LE(18);
-    const phoff = Number(header.readBigUInt64LE(32));
-    const phentsize = header.readUInt16LE(54);
-    const phnum = header.readUInt16LE(56);
-    const table = await read(phoff, phentsize * phnum);
-    const segments = Array.from({ length: phnum }, (_, i) => {
-      const at = i * phentsize;
-      return {
-        type: table.readUInt32LE(at),
-        offset: Number(table.readBigUInt64LE(at + 8)),
-        vaddr: table.readBigUInt64LE(at + 16),
-        filesz: table.readBigUInt64LE(at + 32),
-      };
-    });
 
     const interp = segments.find((s) => s.type === PT_INTERP);
     const interpreter = interp
@@ -106,9 +81,7 @@ export async function findElfInfo(file: string): Promise<ElfInfo | undefined> {
       rpath: paths(DT_RPATH),
       runpath: paths(DT_RUNPATH),
     };
-  } finally {
-    await handle.close();
-  }
+  });
 }
 
 function cString(buffer: Buffer, offset: number): string {
