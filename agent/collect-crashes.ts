@@ -16,8 +16,8 @@ export interface Collected {
 }
 
 /**
- * pstore mounted, for collectCrashes; started beside the state partition's mount (each is a
- * process, a third of a second under emulation). Without pstore there is nothing to collect.
+ * pstore mounted, for collectCrashes; started beside the state partition's mount (each is
+ * a program, a tenth of a second under emulation). Without pstore there is nothing to collect.
  */
 export function mountPstore(): Promise<void> {
   return mount("pstore", PSTORE, "pstore").catch(() => undefined);

@@ -239,7 +239,7 @@ async function main(): Promise<number> {
   );
   watchdog?.disarm();
   await unlink(TRIAL_MARK).catch(() => undefined);
-  // One umount for both (a process is a third of a second under emulation); an unmount
+  // One umount for both (a program is a tenth of a second under emulation); an unmount
   // writes its filesystem out, so sync(1) runs only when one stayed mounted.
   await umount(STATE, ESP).catch(() => syncAll());
   say(`liken ${version} slot ${slot} up`);
@@ -291,7 +291,7 @@ async function identify(version: string): Promise<Boot> {
       hint: REINSTALL,
       reason: BOOT_HELD,
     });
-  // The state partition mounts beside the ESP: each mount is a process, a third of a second
+  // The state partition mounts beside the ESP: each mount is a program, a tenth of a second
   // under emulation. main() says what a failed one means, after this boot's first line.
   const stateMount = mkdir(STATE, { recursive: true })
     .then(() => mount(state.device, STATE, "ext4"))
