@@ -1,5 +1,6 @@
 // Where an ELF64 file's mapped bytes and one of its exported objects lie in the file: what
 // a read-ahead of a binary's start needs (image-build/node-read-ahead.ts).
+import { LikenError } from "../../common/errors.ts";
 import { withElfFile } from "./elf-file.ts";
 
 export interface FileRange {
@@ -55,6 +56,11 @@ export async function readElfRanges(file: string, symbol: RegExp): Promise<ElfRa
     }
     return { loaded: loads.map(({ offset, size }) => ({ offset, size })), symbols };
   });
-  if (!ranges) throw new Error(`${file}: not a little-endian ELF64 file`);
+  if (!ranges)
+    throw new LikenError({
+      kind: "failed",
+      what: `${file} is not a little-endian ELF64 file, so its read-ahead cannot be planned`,
+      hint: "delete it from the liken cache and build again: the build fetches and checks it anew",
+    });
   return ranges;
 }
