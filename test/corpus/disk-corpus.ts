@@ -997,6 +997,25 @@ function recipes(): Recipe[] {
         await zapTable(file);
       },
     ),
+    // A former ESXi datastore behind a zapped table: VMFS keeps the first MiB of its
+    // partition empty and its volume header at 1 MiB (its filesystem header at 2 MiB), so
+    // only looking past the first 512 KiB of a start finds it (libblkid's vmfs.c).
+    plain(
+      "zapped-gpt-empty-esp-vmfs-at-257m",
+      [`signature:VMFS_volume_member@${hexOffset(257 * MiB)}`],
+      async (file) => {
+        await sparseFile(file, DISK_BYTES);
+        await writeAt(file, 258 * MiB, Buffer.from([0x0d, 0xd0, 0x01, 0xc0]));
+      },
+    ),
+    plain(
+      "zapped-gpt-empty-esp-vmfs-fs-at-513m",
+      [`signature:VMFS@${hexOffset(513 * MiB)}`],
+      async (file) => {
+        await sparseFile(file, DISK_BYTES);
+        await writeAt(file, 515 * MiB, Buffer.from([0x5e, 0xf1, 0xab, 0x2f]));
+      },
+    ),
     // Only the backup GPT survives, and it names a partition at 17 MiB, beyond the head
     // the classifier reads and at no usual start: only the backup's entry leads there.
     plain(
