@@ -1,12 +1,14 @@
-// Finds the disks: every disk of the machine (lsblk and sysfs), or the block devices and
-// image files named on the command line. Reads no disk contents.
+// Finds the disks: every disk of the machine (sysfs, as lsblk lists them), or the block
+// devices and image files named on the command line. Reads no disk contents but the GPT
+// that says which disk the machine booted from.
 import { access, constants, open, readdir, readFile, realpath, stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { usageError } from "../../common/errors.ts";
 import { LOADER_GUID } from "../../formats/boot-interface.ts";
 import { parseGpt } from "../../formats/gpt.ts";
-import { type BlockDevice, listBlockDevices } from "../../tools/lsblk.ts";
+import type { BlockDevice } from "../../tools/lsblk.ts";
 import { waitForStickDrivers } from "../stick-drivers.ts";
+import { readBlockDevices } from "./block-devices.ts";
 import type { DiskFacts } from "./types.ts";
 
 // LoaderDevicePartUUID names the partition systemd-boot came from.
@@ -33,7 +35,7 @@ async function discoverFacts(paths: readonly string[]): Promise<DiskFacts[]> {
   await waitForStickDrivers();
   const bootPartUuid = await findBootPartUuid();
   if (paths.length === 0) {
-    const devices = await listBlockDevices();
+    const devices = readBlockDevices();
     // Loop devices and optical drives are not the machine's disks; name them to use them.
     const disks = devices.filter((d) => d.type !== "loop" && d.type !== "rom");
     return Promise.all(disks.map((d) => blockFacts(d, bootPartUuid)));
@@ -52,9 +54,12 @@ async function pathFacts(path: string, bootPartUuid: string | undefined): Promis
       "name a block device or an image file",
     );
   }
-  const [device] = await listBlockDevices([path]);
+  const [device] = readBlockDevices([path]);
   if (!device)
-    throw usageError(`lsblk does not know ${path}`, "name a block device or an image file");
+    throw usageError(
+      `the kernel lists no block device at ${path}`,
+      "name a disk the kernel knows (see liken-stick disks) or an image file",
+    );
   return blockFacts(device, bootPartUuid);
 }
 
@@ -148,7 +153,7 @@ async function loopDevicesBackedBy(path: string): Promise<string[]> {
   return backed.filter((l): l is string => l !== undefined);
 }
 
-// Without udev (the stick), lsblk knows no PARTUUID: the disk's own GPT says whether it
+// Without udev (the stick) no PARTUUID is known: the disk's own GPT says whether it
 // holds the partition the firmware booted from.
 async function gptHolds(path: string, partUuid: string): Promise<boolean> {
   const handle = await open(path, "r").catch(() => undefined);
