@@ -97,7 +97,7 @@ async function readParameters(module: string, names: readonly string[]) {
 // The kernel says "e1000e: unknown parameter 'x' ignored" once, at the load, at warning
 // level, which a quiet console does not show: the console shows it here.
 function echoParameterWarnings(modules: readonly string[]): void {
-  const lines = readKernelLog();
+  const lines = readKernelLog("unknown parameter");
   for (const line of lines)
     if (/unknown parameter .* ignored/.test(line) && modules.some((m) => line.startsWith(`${m}:`)))
       step(`the kernel said: ${line}`);

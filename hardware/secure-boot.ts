@@ -1,7 +1,8 @@
 // The firmware's Secure Boot state and keys, from efivarfs (each variable a file
 // NAME-VENDORGUID: 4 bytes of attributes, then the value; UEFI spec 2.10, 3.3 and 32.4).
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { orNull } from "../common/or-null.ts";
 import { commonName } from "../formats/pe-signer.ts";
 import {
   decodeSignatureLists,
@@ -31,18 +32,14 @@ export interface SecureBootFacts {
 
 /** The facts under `root` (a test's folder, or "/"); undefined without UEFI variables. */
 export async function readSecureBoot(root = "/"): Promise<SecureBootFacts | undefined> {
+  // efivarfs answers from memory: read at once, not through the thread pool.
   const value = (name: string, guid: string) =>
-    readFile(join(root, EFIVARS, `${name}-${guid.toLowerCase()}`)).then(
-      (raw) => raw.subarray(4),
-      () => undefined,
-    );
-  const [secureBoot, setupMode, pk, kek, db] = await Promise.all([
-    value("SecureBoot", EFI_GLOBAL_VARIABLE),
-    value("SetupMode", EFI_GLOBAL_VARIABLE),
-    value("PK", EFI_GLOBAL_VARIABLE),
-    value("KEK", EFI_GLOBAL_VARIABLE),
-    value("db", EFI_IMAGE_SECURITY_DATABASE),
-  ]);
+    orNull(() => readFileSync(join(root, EFIVARS, `${name}-${guid.toLowerCase()}`)))?.subarray(4);
+  const secureBoot = value("SecureBoot", EFI_GLOBAL_VARIABLE);
+  const setupMode = value("SetupMode", EFI_GLOBAL_VARIABLE);
+  const pk = value("PK", EFI_GLOBAL_VARIABLE);
+  const kek = value("KEK", EFI_GLOBAL_VARIABLE);
+  const db = value("db", EFI_IMAGE_SECURITY_DATABASE);
   if (secureBoot === undefined && setupMode === undefined) return undefined;
   const state: SecureBootState =
     setupMode?.[0] === 1 ? "setup-mode" : secureBoot?.[0] === 1 ? "enabled" : "disabled";

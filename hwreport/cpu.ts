@@ -3,8 +3,9 @@
 // of the report's time on the stick). The fields keep systeminformation's meaning: the
 // brand without the maker's name and the (R)/(TM)/CPU words, threads as cores, distinct
 // cores as physicalCores, distinct packages as sockets.
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { orNull } from "../common/or-null.ts";
 import type { CpuReport, MemoryReport } from "./types.ts";
 
 const MAKERS: readonly [RegExp, string][] = [
@@ -71,16 +72,16 @@ export function parseMeminfo(text: string): MemoryReport | null {
   return kib ? { total: Number(kib) * 1024 } : null;
 }
 
+// Synchronous reads: /proc and sysfs answer from memory, and through the thread pool each
+// read cost a millisecond under emulation.
 export async function readCpu(root = "/"): Promise<CpuReport | null> {
-  const [text, max] = await Promise.all([
-    readFile(join(root, "proc/cpuinfo"), "utf8"),
-    readFile(join(root, "sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq"), "utf8").catch(
-      () => "",
-    ),
-  ]);
-  return parseCpuinfo(text, Number(max.trim()) || undefined);
+  const text = readFileSync(join(root, "proc/cpuinfo"), "utf8");
+  const max = orNull(() =>
+    readFileSync(join(root, "sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq"), "utf8"),
+  );
+  return parseCpuinfo(text, Number(max?.trim()) || undefined);
 }
 
 export async function readMemory(root = "/"): Promise<MemoryReport | null> {
-  return parseMeminfo(await readFile(join(root, "proc/meminfo"), "utf8"));
+  return parseMeminfo(readFileSync(join(root, "proc/meminfo"), "utf8"));
 }

@@ -4,8 +4,9 @@
 // failures, so each call here has a deadline, and a tool that is not on PATH is reported
 // as missing rather than read as "no data" (research/hwreport-tui.md section 1).
 // systeminformation is loaded only then: its 600 KB cost the stick's report a second.
-import { access, constants, readFile } from "node:fs/promises";
+import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
+import { orNull } from "../common/or-null.ts";
 import {
   readSecureBoot,
   type SecureBootFacts,
@@ -58,14 +59,17 @@ export async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<
 
 /** Whether `tool` is an executable on PATH. */
 export async function onPath(tool: string, path = process.env.PATH ?? ""): Promise<boolean> {
-  for (const dir of path.split(delimiter).filter(Boolean)) {
-    const found = await access(join(dir, tool), constants.X_OK).then(
-      () => true,
-      () => false,
-    );
-    if (found) return true;
-  }
-  return false;
+  return path
+    .split(delimiter)
+    .filter(Boolean)
+    .some((dir) => {
+      try {
+        accessSync(join(dir, tool), constants.X_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    });
 }
 
 /** UEFI or legacy, and the Secure Boot state and keys from the efivars. */
@@ -75,10 +79,7 @@ export async function readFirmware(root = "/"): Promise<{
   secureBootState: SecureBootState | null;
   secureBootKeys: SecureBootFacts["keys"] | null;
 }> {
-  const uefi = await access(join(root, "sys/firmware/efi")).then(
-    () => true,
-    () => false,
-  );
+  const uefi = statSync(join(root, "sys/firmware/efi"), { throwIfNoEntry: false }) !== undefined;
   const facts = uefi ? await readSecureBoot(root) : undefined;
   return {
     mode: uefi ? "uefi" : "legacy",
@@ -120,18 +121,11 @@ type Dmi = Record<(typeof DMI_FIELDS)[number], string | undefined>;
  */
 export async function readDmi(root = "/"): Promise<Dmi | null> {
   const dir = join(root, "sys/class/dmi/id");
-  const exists = await access(dir).then(
-    () => true,
-    () => false,
-  );
-  if (!exists) return null;
-  const values = await Promise.all(
-    DMI_FIELDS.map((f) =>
-      readFile(join(dir, f), "utf8").then(
-        (t) => t.trim(),
-        () => undefined,
-      ),
-    ),
+  if (statSync(dir, { throwIfNoEntry: false }) === undefined) return null;
+  // Synchronous: sysfs answers from memory, and through the thread pool each read cost a
+  // millisecond under emulation.
+  const values = DMI_FIELDS.map(
+    (f) => orNull(() => readFileSync(join(dir, f), "utf8"))?.trim() ?? undefined,
   );
   return Object.fromEntries(DMI_FIELDS.map((f, i) => [f, values[i]])) as Dmi;
 }

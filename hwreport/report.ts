@@ -68,7 +68,9 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
   const nicBoot = input.release
     ? bootPathOf(input.release.version, input.release.modules, "nic")
     : undefined;
-  const readLog = input.kernelLog ?? (async () => (root === "/" ? readKernelLog() : []));
+  const readLog =
+    input.kernelLog ??
+    (async () => (root === "/" ? readKernelLog("Direct firmware load for") : []));
   if (root === "/") await waitForStickDrivers();
   const [inventory, sysDisks, sysNics, log] = await Promise.all([
     (input.inventory ?? readInventory)(root),

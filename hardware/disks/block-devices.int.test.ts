@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { run } from "../../tools/exec.ts";
 import { type BlockDevice, listBlockDevices } from "../../tools/lsblk.ts";
-import { readBlockDevices } from "./block-devices.ts";
+import { readBlockDevices, readBlockDevicesAt } from "./block-devices.ts";
 
 const root = process.getuid?.() === 0;
 let dir: string;
@@ -84,6 +84,9 @@ it.skipIf(!root)("lists the devices named, partitions too, as lsblk does", async
   const lsblk = await Promise.all(
     paths.map(async (p) => (await listBlockDevices([p])).map(comparable)[0]),
   );
-  expect(readBlockDevices(paths).map((d) => d && comparable(d))).toEqual(lsblk);
-  expect(readBlockDevices([join(dir, "disk.img"), "/nonexistent"])).toEqual([undefined, undefined]);
+  expect(readBlockDevicesAt(paths).map((d) => d && comparable(d))).toEqual(lsblk);
+  expect(readBlockDevicesAt([join(dir, "disk.img"), "/nonexistent"])).toEqual([
+    undefined,
+    undefined,
+  ]);
 });

@@ -11,22 +11,39 @@ import type { BlockDevice } from "../../tools/lsblk.ts";
 
 /**
  * Every block device with its partitions and holders as children (devices stacked on
- * others appear only under them), or exactly the devices at `paths` (block device nodes).
- * Undefined in place of a path that is no block device the kernel knows.
+ * others appear only under them), but those `leaveOut` names (loop devices, say: each is a
+ * dozen reads).
  */
-export function readBlockDevices(): BlockDevice[];
-export function readBlockDevices(paths: readonly string[]): (BlockDevice | undefined)[];
-export function readBlockDevices(paths?: readonly string[]): (BlockDevice | undefined)[] {
-  const use = readUse();
-  if (paths !== undefined)
+export function readBlockDevices(leaveOut: (name: string) => boolean = () => false): BlockDevice[] {
+  return withReads(() => {
+    const use = readUse();
+    return names("/sys/block")
+      .filter((n) => !leaveOut(n) && names(`/sys/block/${n}/slaves`).length === 0 && listed(n))
+      .sort(byDevno)
+      .map((n) => device(n, use));
+  });
+}
+
+/** The block devices at `paths` (device nodes); undefined for a path that is none the kernel knows. */
+export function readBlockDevicesAt(paths: readonly string[]): (BlockDevice | undefined)[] {
+  return withReads(() => {
+    const use = readUse();
     return paths.map((p) => {
       const name = orNull(() => nameOf(p));
       return name === null ? undefined : device(name, use);
     });
-  return names("/sys/block")
-    .filter((n) => names(`/sys/block/${n}/slaves`).length === 0 && listed(n))
-    .sort(byDevno)
-    .map((n) => device(n, use));
+  });
+}
+
+// One listing reads a file once (sort and filter ask again): each read of sysfs costs a
+// fifth of a millisecond under emulation, and a listing makes a hundred or more.
+function withReads<T>(list: () => T): T {
+  read.clear();
+  try {
+    return list();
+  } finally {
+    read.clear();
+  }
 }
 
 // lsblk leaves out RAM disks (major 1), hidden devices (the per-path nodes of NVMe
@@ -70,6 +87,8 @@ interface Use {
   }[];
   /** Device numbers of active swap devices. */
   readonly swaps: ReadonlySet<string>;
+  /** Whether udev keeps a database (not on the stick). */
+  readonly udev: boolean;
 }
 
 function device(name: string, use: Use): BlockDevice {
@@ -77,7 +96,7 @@ function device(name: string, use: Use): BlockDevice {
   const partition = attr(`${dir}/partition`) !== null;
   const whole = partition ? dirname(dir) : dir;
   const devno = attr(`${dir}/dev`) ?? "";
-  const udev = udevProperties(devno);
+  const udev = use.udev ? udevProperties(devno) : new Map<string, string>();
   const stacked = names(`${dir}/slaves`).length > 0;
   const path = devicePath(name, dir);
   const mountpoints = [
@@ -99,10 +118,15 @@ function device(name: string, use: Use): BlockDevice {
     : null;
   const wwn = udev.get("ID_WWN_WITH_EXTENSION") ?? udev.get("ID_WWN");
   const transport = partition ? null : transportOf(name, dir);
+  // Partitions are the folders named after their disk (sda1, nvme0n1p1) that say so.
   const partitions = partition
     ? []
-    : names(dir).filter((n) => attr(`${dir}/${n}/partition`) !== null);
-  const holders = names(`${dir}/holders`);
+    : (orNull(() => readdirSync(dir, { withFileTypes: true })) ?? [])
+        .filter((e) => e.isDirectory() && e.name.startsWith(name))
+        .map((e) => e.name)
+        .filter((n) => attr(`${dir}/${n}/partition`) !== null)
+        .sort(byDevno);
+  const holders = names(`${dir}/holders`).sort(byDevno);
   return {
     name,
     path,
@@ -251,7 +275,7 @@ function readUse(): Use {
     const devno = devnoOf(unescaped(file));
     if (devno !== null) swaps.add(devno);
   }
-  return { mounts, swaps };
+  return { mounts, swaps, udev: isDir("/run/udev/data") };
 }
 
 // mountinfo and /proc/swaps write space, tab, newline and backslash as octal escapes.
@@ -263,9 +287,14 @@ function unescaped(text: string): string {
 
 // Synchronous reads: sysfs answers from memory; each read through the thread pool cost a
 // millisecond under emulation (hardware/sysfs.ts).
+const read = new Map<string, string | null>();
+
 function attr(path: string): string | null {
-  const value = orNull(() => readFileSync(path, "utf8"))?.trim();
-  return value === undefined ? null : value;
+  const known = read.get(path);
+  if (known !== undefined) return known;
+  const value = orNull(() => readFileSync(path, "utf8"))?.trim() ?? null;
+  read.set(path, value);
+  return value;
 }
 
 function names(dir: string): string[] {
@@ -278,9 +307,9 @@ function linkName(path: string): string | null {
 }
 
 function exists(path: string): boolean {
-  return orNull(() => statSync(path)) !== null;
+  return statSync(path, { throwIfNoEntry: false }) !== undefined;
 }
 
 function isDir(path: string): boolean {
-  return orNull(() => statSync(path))?.isDirectory() ?? false;
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
 }

@@ -1,14 +1,16 @@
 // Finds the disks: every disk of the machine (sysfs, as lsblk lists them), or the block
 // devices and image files named on the command line. Reads no disk contents but the GPT
 // that says which disk the machine booted from.
+import { readFileSync } from "node:fs";
 import { access, constants, open, readdir, readFile, realpath, stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { usageError } from "../../common/errors.ts";
+import { orNull } from "../../common/or-null.ts";
 import { LOADER_GUID } from "../../formats/boot-interface.ts";
 import { parseGpt } from "../../formats/gpt.ts";
 import type { BlockDevice } from "../../tools/lsblk.ts";
 import { waitForStickDrivers } from "../stick-drivers.ts";
-import { readBlockDevices } from "./block-devices.ts";
+import { readBlockDevices, readBlockDevicesAt } from "./block-devices.ts";
 import type { DiskFacts } from "./types.ts";
 
 // LoaderDevicePartUUID names the partition systemd-boot came from.
@@ -35,7 +37,7 @@ async function discoverFacts(paths: readonly string[]): Promise<DiskFacts[]> {
   await waitForStickDrivers();
   const bootPartUuid = await findBootPartUuid();
   if (paths.length === 0) {
-    const devices = readBlockDevices();
+    const devices = readBlockDevices((name) => /^(loop|sr)\d+$/.test(name));
     // Loop devices and optical drives are not the machine's disks; name them to use them.
     const disks = devices.filter((d) => d.type !== "loop" && d.type !== "rom");
     return Promise.all(disks.map((d) => blockFacts(d, bootPartUuid)));
@@ -54,7 +56,7 @@ async function pathFacts(path: string, bootPartUuid: string | undefined): Promis
       "name a block device or an image file",
     );
   }
-  const [device] = readBlockDevices([path]);
+  const [device] = readBlockDevicesAt([path]);
   if (!device)
     throw usageError(
       `the kernel lists no block device at ${path}`,
@@ -92,15 +94,13 @@ async function fileFacts(path: string, size: number): Promise<DiskFacts> {
 async function blockFacts(d: BlockDevice, bootPartUuid: string | undefined): Promise<DiskFacts> {
   const family = [d, ...descendants(d)];
   const mountpoints = family.flatMap((x) => x.mountpoints);
-  const holders = new Set<string>();
-  for (const x of [d, ...d.children.filter((c) => c.type === "part")]) {
-    for (const h of await readHolders(x.name)) holders.add(h);
-  }
-  const partitions = await Promise.all(
-    d.children
-      .filter((c) => c.type === "part")
-      .map(async (c) => ({ path: c.path, start: await partitionStart(c.name) })),
+  // The devices stacked on the disk or on one of its partitions (their holders): the
+  // children that are not partitions.
+  const parts = d.children.filter((c) => c.type === "part");
+  const holders = new Set(
+    [d, ...parts].flatMap((x) => x.children.filter((c) => c.type !== "part").map((c) => c.name)),
   );
+  const partitions = parts.map((c) => ({ path: c.path, start: partitionStart(c.name) }));
   return {
     path: d.path,
     name: d.name,
@@ -132,12 +132,8 @@ function descendants(d: BlockDevice): BlockDevice[] {
   return d.children.flatMap((c) => [c, ...descendants(c)]);
 }
 
-async function readHolders(name: string): Promise<string[]> {
-  return readdir(`/sys/class/block/${name}/holders`).catch(() => []);
-}
-
-async function partitionStart(name: string): Promise<number> {
-  const sectors = await readFile(`/sys/class/block/${name}/start`, "utf8").catch(() => "0");
+function partitionStart(name: string): number {
+  const sectors = orNull(() => readFileSync(`/sys/class/block/${name}/start`, "utf8")) ?? "0";
   return Number(sectors.trim()) * 512; // sysfs counts 512-byte units whatever the sector size
 }
 

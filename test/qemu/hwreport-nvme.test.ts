@@ -104,7 +104,59 @@ describe("a release without nvme, on a machine with a virtio and an NVMe disk", 
     expect(report.saved).toMatch(/^\/payload\/reports\/[\w.-]+\.json$/);
     const saved = JSON.parse((await guestFile(vm, report.saved as string)).toString("utf8"));
     expect(saved).toEqual(report);
+
+    // The disks, read from sysfs, as the stick's own lsblk lists them: the USB stick, the
+    // virtio disk and the NVMe disk with their sizes, models, serials and transports.
+    await shell(
+      vm,
+      'liken-stick disks --json > /tmp/disks.json; lsblk --json --bytes --nodeps --output PATH,SIZE,MODEL,SERIAL,TRAN,ROTA,LOG-SEC,PHY-SEC > /tmp/lsblk.json; echo "listed ""disks"',
+      /^listed disks$/,
+      120_000,
+    );
+    const listed = JSON.parse((await guestFile(vm, "/tmp/disks.json")).toString("utf8")) as {
+      path: string;
+      size: number;
+      model?: string;
+      serial?: string;
+      transport?: string;
+      rotational: boolean;
+      logicalSectorSize: number;
+      physicalSectorSize: number;
+    }[];
+    const lsblk = JSON.parse((await guestFile(vm, "/tmp/lsblk.json")).toString("utf8"))
+      .blockdevices as Record<string, string | number | boolean | null>[];
     await vm.stop();
+    const asLsblk = lsblk
+      .filter((d) => listed.some((x) => x.path === d.path))
+      .map((d) => ({
+        path: d.path,
+        size: d.size,
+        model: (d.model as string | null)?.trim() ?? null,
+        serial: (d.serial as string | null)?.trim() ?? null,
+        transport: d.tran,
+        rotational: d.rota,
+        logicalSectorSize: d["log-sec"],
+        physicalSectorSize: d["phy-sec"],
+      }));
+    expect(
+      listed.map((d) => ({
+        path: d.path,
+        size: d.size,
+        model: d.model ?? null,
+        serial: d.serial ?? null,
+        transport: d.transport ?? null,
+        rotational: d.rotational,
+        logicalSectorSize: d.logicalSectorSize,
+        physicalSectorSize: d.physicalSectorSize,
+      })),
+    ).toEqual(asLsblk);
+    expect(listed.map((d) => [d.path, d.transport])).toEqual(
+      expect.arrayContaining([
+        ["/dev/vda", undefined],
+        ["/dev/nvme0n1", "nvme"],
+        [expect.stringMatching(/^\/dev\/sd[a-z]$/), "usb"],
+      ]),
+    );
 
     console.log(`problems: ${report.problems.map((p) => `${p.code} ${p.subject}`).join("; ")}`);
     expect(report.release?.version).toBe("1.0.0");
