@@ -2,16 +2,20 @@
 // the same run, and prints both ratios (docs/design.md section 10: at most half the time of
 // inxi -F). systeminformation's getAllData is timed beside them, in this process. Then the
 // report inside the stick under QEMU (target under 1 s), beside `liken-stick --help` there,
-// which is what starting Node.js alone costs in the guest.
+// which is what starting Node.js alone costs in the guest; and once more with a blank disk
+// beside the stick, which the report reads as install would.
 // Run: npm run bench:hwreport (its setup installs the peers, inxi and lshw)
 
-import { join } from "node:path";
+import { mkdtemp, rm, truncate, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import si from "systeminformation";
 import { bundleCommand } from "../image-build/bundle.ts";
 import { cachedRelease, cachedStick } from "../image-build/cached-build.ts";
 import { shell, waitForShell } from "../test/qemu/guest-shell.ts";
 import { startVm, stopAllVms } from "../test/qemu/harness.ts";
 import { run } from "../tools/exec.ts";
+import type { VmDisk } from "../tools/qemu.ts";
 
 const RUNS = 5;
 const BUNDLE = new URL("../dist/liken-stick.cjs", import.meta.url).pathname;
@@ -53,28 +57,46 @@ const stick = await cachedStick({
   releaseDir: await cachedRelease({ version: "1.0.0" }),
   append: ["liken.shell=1"],
 });
-try {
-  const vm = await startVm({ stick });
-  await vm.waitFor(/a shell follows/, 240_000);
-  // The report waits for the drivers the root loads at boot: timed once they are in.
-  await vm.waitFor(/drivers loaded/, 120_000);
-  await waitForShell(vm);
-  const inGuest = async (command: string) => {
-    const times: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      const line = await shell(vm, `time ${command} > /dev/null`, /^real\s/, 180_000);
-      const [, m, sec] = /real\s+(?:(\d+)m\s*)?([\d.]+)s?/.exec(line) ?? [];
-      times.push((Number(m ?? 0) * 60 + Number(sec)) * 1000);
+// Medians of 3 of each command, in a stick booted with `disks` beside it.
+async function inStick(disks: VmDisk[], commands: readonly string[]): Promise<number[]> {
+  try {
+    const vm = await startVm({ stick, disks });
+    await vm.waitFor(/a shell follows/, 240_000);
+    // The report waits for the drivers the root loads at boot: timed once they are in.
+    await vm.waitFor(/drivers loaded/, 120_000);
+    await waitForShell(vm);
+    const medians: number[] = [];
+    for (const command of commands) {
+      const times: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const line = await shell(vm, `time ${command} > /dev/null`, /^real\s/, 180_000);
+        const [, m, sec] = /real\s+(?:(\d+)m\s*)?([\d.]+)s?/.exec(line) ?? [];
+        times.push((Number(m ?? 0) * 60 + Number(sec)) * 1000);
+      }
+      medians.push(times.sort((a, b) => a - b)[1] as number);
     }
-    return times.sort((a, b) => a - b)[1] as number;
-  };
-  const guestReport = await inGuest("liken-stick hwreport --json");
-  const guestNode = await inGuest("liken-stick --help");
-  console.log(`inside the stick (QEMU TCG), medians of 3:`);
-  console.log(
-    `  hwreport --json        ${ms(guestReport)}   under 1 s: ${guestReport < 1000 ? "yes" : "no"}`,
-  );
-  console.log(`  liken-stick --help     ${ms(guestNode)}   (Node.js and the bundle starting)`);
-} finally {
-  await stopAllVms();
+    return medians;
+  } finally {
+    await stopAllVms();
+  }
 }
+
+const [guestReport = 0, guestNode = 0] = await inStick(
+  [],
+  ["liken-stick hwreport --json", "liken-stick --help"],
+);
+console.log(`inside the stick (QEMU TCG), medians of 3:`);
+console.log(
+  `  hwreport --json        ${ms(guestReport)}   under 1 s: ${guestReport < 1000 ? "yes" : "no"}`,
+);
+console.log(`  liken-stick --help     ${ms(guestNode)}   (Node.js and the bundle starting)`);
+// A machine with a disk: the report reads it as install would (docs/disks.md, What is read).
+const blank = join(await mkdtemp(join(tmpdir(), "liken-bench-hwreport-")), "blank.img");
+await writeFile(blank, "");
+await truncate(blank, 8 * 1024 ** 3);
+const [withDisk = 0] = await inStick(
+  [{ path: blank, bus: "virtio" }],
+  ["liken-stick hwreport --json"],
+);
+await rm(dirname(blank), { recursive: true, force: true });
+console.log(`  with a blank 8 GiB virtio disk: hwreport --json ${ms(withDisk)}`);
