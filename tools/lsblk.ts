@@ -9,7 +9,6 @@ export interface BlockDevice {
   readonly size: number;
   readonly readOnly: boolean;
   readonly removable: boolean;
-  readonly hotplug: boolean;
   readonly rotational: boolean;
   readonly transport?: string;
   readonly model?: string;
@@ -32,7 +31,6 @@ const COLUMNS = [
   "SIZE",
   "RO",
   "RM",
-  "HOTPLUG",
   "ROTA",
   "TRAN",
   "MODEL",
@@ -80,7 +78,6 @@ function toDevice(raw: Raw): BlockDevice {
     size: Number(raw.size ?? 0),
     readOnly: flag("ro"),
     removable: flag("rm"),
-    hotplug: flag("hotplug"),
     rotational: flag("rota"),
     ...optional("tran", "transport"),
     ...optional("model", "model"),

@@ -57,9 +57,9 @@ async function waitFor(node: string): Promise<void> {
   throw new Error(`${node} did not appear`);
 }
 
-// lsblk's HOTPLUG, FSTYPE and PARTLABEL are nothing the disks use.
+// lsblk's FSTYPE and PARTLABEL are nothing the disks use (and without udev both are empty).
 function comparable(d: BlockDevice): unknown {
-  const { hotplug: _h, fstype: _f, partlabel: _p, children, ...rest } = d;
+  const { fstype: _f, partlabel: _p, children, ...rest } = d;
   return { ...rest, children: children.map(comparable) };
 }
 

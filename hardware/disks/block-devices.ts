@@ -1,7 +1,7 @@
-// The machine's block devices as `lsblk --tree` lists them, in its order (util-linux 2.38, the lsblk of
-// Debian 12 and of the stick), read from sysfs, /proc/self/mountinfo, /proc/swaps and
-// udev's database where there is one, without a process: under emulation lsblk cost the
-// stick's report a fifth of a second, and its first program loads execa. What lsblk reads
+// The machine's block devices as `lsblk --tree` lists them, in its order (util-linux 2.38,
+// the lsblk of Debian 12 and of the stick), read from sysfs, /proc/self/mountinfo,
+// /proc/swaps and udev's database where there is one, without a process: under emulation
+// lsblk cost the stick's report a fifth of a second, and its first program loads execa. What lsblk reads
 // where (lsblk.c, lsblk-mnt.c, lsblk-properties.c, lib/sysfs.c) is said at each field;
 // tools/lsblk.ts runs lsblk itself, and the tests hold the two to the same answers.
 import { readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
@@ -116,6 +116,7 @@ function device(name: string, use: Use): BlockDevice {
           udev.get("ID_SERIAL"),
       ) ?? attr(`${dir}/device/serial`))
     : null;
+  // Only udev knows a WWN, for lsblk as here: none on the stick.
   const wwn = udev.get("ID_WWN_WITH_EXTENSION") ?? udev.get("ID_WWN");
   const transport = partition ? null : transportOf(name, dir);
   // Partitions are the folders named after their disk (sda1, nvme0n1p1) that say so.
@@ -135,7 +136,6 @@ function device(name: string, use: Use): BlockDevice {
     readOnly: attr(`${dir}/ro`) === "1",
     // A partition is removable when its disk is (lsblk.c, is_removable_device).
     removable: attr(`${whole}/removable`) === "1",
-    hotplug: false,
     rotational: attr(`${whole}/queue/rotational`) === "1",
     ...(transport ? { transport } : {}),
     ...(model ? { model: model.trim() } : {}),
