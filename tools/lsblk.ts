@@ -1,4 +1,5 @@
-// lsblk(8): the machine's block devices, read from sysfs and the udev database.
+// lsblk(8): the machine's block devices, read from sysfs and the udev database. The disks are
+// listed without it (hardware/disks/block-devices.ts); its tests hold that listing to this one.
 import { run } from "./exec.ts";
 
 export interface BlockDevice {

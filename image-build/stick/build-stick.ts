@@ -123,6 +123,8 @@ const PAYLOAD_TYPE = "EBD0A0A2-B9E5-4433-87C0-68B6B72699C7";
 /** The installer's tools, by their path in the unpacked packages. */
 const TOOLS = [
   "sbin/wipefs",
+  // Not the installer's (it reads sysfs): the shell's, and what the QEMU tests hold the
+  // disk listing to (hardware/disks/block-devices.ts).
   "bin/lsblk",
   "sbin/blkid",
   "sbin/blkdiscard",
