@@ -49,7 +49,7 @@ function withReads<T>(list: () => T): T {
 // lsblk leaves out RAM disks (major 1), hidden devices (the per-path nodes of NVMe
 // multipath) and loop devices without a backing file.
 function listed(name: string): boolean {
-  if (attr(`/sys/block/${name}/dev`)?.startsWith("1:")) return false;
+  if (devnoAttr(name).startsWith("1:")) return false;
   if (attr(`/sys/block/${name}/hidden`) === "1") return false;
   if (/^loop\d+$/.test(name)) return attr(`/sys/block/${name}/loop/backing_file`) !== null;
   return true;
@@ -57,9 +57,14 @@ function listed(name: string): boolean {
 
 // lsblk sorts by device number since /sys stopped listing in order (Linux 4.8).
 function byDevno(a: string, b: string): number {
-  const [am = 0, an = 0] = (attr(`/sys/class/block/${a}/dev`) ?? "").split(":").map(Number);
-  const [bm = 0, bn = 0] = (attr(`/sys/class/block/${b}/dev`) ?? "").split(":").map(Number);
+  const [am = 0, an = 0] = devnoAttr(a).split(":").map(Number);
+  const [bm = 0, bn = 0] = devnoAttr(b).split(":").map(Number);
   return am - bm || an - bn;
+}
+
+/** "MAJ:MIN" as sysfs gives it for the block device `name`; "" when it does not. */
+function devnoAttr(name: string): string {
+  return attr(`/sys/class/block/${name}/dev`) ?? "";
 }
 
 /** The kernel name of the block device node at `path`, through its device number. */
@@ -95,7 +100,7 @@ function device(name: string, use: Use): BlockDevice {
   const dir = realpathSync.native(`/sys/class/block/${name}`);
   const partition = attr(`${dir}/partition`) !== null;
   const whole = partition ? dirname(dir) : dir;
-  const devno = attr(`${dir}/dev`) ?? "";
+  const devno = devnoAttr(name);
   const udev = use.udev ? udevProperties(devno) : new Map<string, string>();
   const stacked = names(`${dir}/slaves`).length > 0;
   const path = devicePath(name, dir);

@@ -46,19 +46,21 @@ export async function probeDisks(
   const read = await mapLimit(disks, PROBES_AT_ONCE, (d) =>
     d.bootMedium ? Promise.resolve(undefined) : readDisk(d, held.has(d.path)),
   );
-  const asked = disks.filter((d, i) => read[i] && !wipefsFindsNothing(d, read[i]));
+  const asked = disks.filter((d, i) => {
+    const r = read[i];
+    return r !== undefined && !wipefsFindsNothing(d, r.wholeZero);
+  });
   const paths = asked.flatMap((d) => [d.path, ...d.partitions.map((p) => p.path)]);
   const signatures = paths.length > 0 ? await findSignaturesOfMany(paths) : new Map();
   return disks.map((d, i) => {
-    const probe = read[i];
+    const probe = read[i]?.probe;
     if (!probe) return BOOT_MEDIUM;
-    const { wholeZero: _, ...rest } = probe;
-    if (!asked.includes(d)) return rest;
+    if (!asked.includes(d)) return probe;
     const found = signaturesOf(d, signatures);
     return {
-      ...rest,
+      ...probe,
       signatures: found.signatures,
-      failed: [...new Set([...rest.failed, ...found.failed])].sort(),
+      failed: [...new Set([...probe.failed, ...found.failed])].sort(),
     };
   });
 }
@@ -80,8 +82,8 @@ const BOOT_MEDIUM: ContentProbe = {
 // Zeros in the first 16 MiB and the last 2 MiB of a disk without partitions leave it
 // nothing to find: its run is skipped, which on a blank machine is every run, and costs
 // the stick's report a tenth of a second under emulation.
-function wipefsFindsNothing(facts: DiskFacts, probe: DiskRead): boolean {
-  return facts.partitions.length === 0 && probe.wholeZero;
+function wipefsFindsNothing(facts: DiskFacts, wholeZero: boolean): boolean {
+  return facts.partitions.length === 0 && wholeZero;
 }
 
 /** wipefs's answer for the disk and its partitions, partition signatures at disk offsets. */
@@ -114,10 +116,11 @@ function failure(kind: ProbeKind, error: unknown): ProbeFailure {
   return typeof code === "string" && /^E[A-Z]+$/.test(code) ? `${kind}:${code}` : kind;
 }
 
-/** Everything but wipefs's signatures, and whether the head and the disk's end were all zeros. */
-type DiskRead = ContentProbe & { readonly wholeZero: boolean };
-
-async function readDisk(facts: DiskFacts, held: boolean): Promise<DiskRead> {
+/** The probe without wipefs's signatures, and whether the head and the disk's end are all zeros. */
+async function readDisk(
+  facts: DiskFacts,
+  held: boolean,
+): Promise<{ probe: ContentProbe; wholeZero: boolean }> {
   const failed = new Set<ProbeFailure>();
   const [bytes, exclusive] = await Promise.all([
     readRegions(facts).catch((error: unknown) => {
@@ -144,18 +147,22 @@ async function readDisk(facts: DiskFacts, held: boolean): Promise<DiskRead> {
     return [];
   });
   const headZero = bytes ? isZero(bytes.head) : undefined;
-  return {
+  // The tail is the end's last MiB: zeros in the end make it zeros.
+  const endZero = bytes ? isZero(bytes.end) : undefined;
+  const probe: ContentProbe = {
     signatures: [],
     found: atStarts.flat(),
     ...(gpt ? { gpt } : {}),
     ...(backupGpt ? { backupGpt } : {}),
     mbrPartitions: mbr.length,
-    ...(bytes ? { headZero, tailZero: isZero(bytes.tail), middleZero: bytes.middleZero } : {}),
+    ...(bytes
+      ? { headZero, tailZero: endZero || isZero(bytes.tail), middleZero: bytes.middleZero }
+      : {}),
     ...(typeof exclusive === "boolean" ? { exclusive } : {}),
     claim: bytes ? judgeClaim(bytes.claimHead, bytes.claimTail) : { state: "none" },
     failed: [...failed].sort(),
-    wholeZero: headZero === true && bytes !== undefined && isZero(bytes.end),
   };
+  return { probe, wholeZero: headZero === true && endZero === true };
 }
 
 /** Where blkid looks: the usual partition starts, then every start a table names (with its size). */
