@@ -127,11 +127,15 @@ export interface Partition {
   readonly size: number;
 }
 
-/** Every GPT partition of every disk, with its /dev node. */
-export async function partitions(): Promise<Partition[]> {
-  const found: Partition[] = [];
+/**
+ * Every GPT partition of every disk, with its /dev node; the disks `known` holds partitions
+ * of (read earlier in this boot) are not read again.
+ */
+export async function partitions(known: readonly Partition[] = []): Promise<Partition[]> {
+  const found = [...known];
+  const read = new Set(known.map((p) => p.disk));
   for (const disk of await readdir("/sys/block").catch(() => [] as string[])) {
-    if (/^(loop|ram|zram|dm-|md|sr)/.test(disk)) continue;
+    if (/^(loop|ram|zram|dm-|md|sr)/.test(disk) || read.has(disk)) continue;
     const head = Buffer.alloc(MIB);
     try {
       const handle = await open(`/dev/${disk}`, "r");

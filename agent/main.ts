@@ -102,13 +102,12 @@ interface Boot {
   readonly journal: Partition;
   readonly slots: Readonly<Record<Slot, Partition>>;
   readonly partUuids: Readonly<Record<Slot, string>>;
-  /** A partition labelled LIKEN-UPDATE on any disk (docs/rollback.md, Name the release to run). */
-  readonly medium: Partition | undefined;
+  /** Every GPT partition of the disks present when the boot began. */
+  readonly partitions: readonly Partition[];
+  /** The kernel's name of the disk this boot came from. */
+  readonly bootDisk: string;
   /** The verity mapping / runs from; null when / is not one. */
   readonly root: VerifiedRoot | null;
-  readonly storage: readonly StoragePartition[];
-  /** The disks holding this install's partitions (the boot disk and its storage disks). */
-  readonly disks: readonly string[];
 }
 
 async function main(): Promise<number> {
@@ -191,7 +190,14 @@ async function main(): Promise<number> {
     record = await recordRejection(boot, record, crashes.all, initramfsFailure);
   }
 
-  // 4. Staging.
+  // 4. Staging. The NICs are named and every device has its driver before staging judges
+  // the new release's; the disks those drivers brought (an update medium on USB, a storage
+  // role behind a RAID controller, a disk the initramfs left to them) are read then.
+  const driven = await drivers.then(
+    () => true,
+    () => false,
+  );
+  const all = await partitions(boot.partitions);
   const staged = await staging({
     slot,
     version,
@@ -199,16 +205,9 @@ async function main(): Promise<number> {
     esp: ESP,
     partUuids: boot.partUuids,
     slots: boot.slots,
-    medium: boot.medium,
-    storage: boot.storage,
-    disks: boot.disks,
-    // The NICs are named and have their drivers before staging judges the new release's.
-    ports: (await drivers.then(
-      () => true,
-      () => false,
-    ))
-      ? identity.ports
-      : [],
+    medium: all.find((p) => p.label === "LIKEN-UPDATE"),
+    ...installDisks(all, boot.bootDisk),
+    ports: driven ? identity.ports : [],
   });
   const statusInput: StatusInput = {
     ...(await networked()),
@@ -330,15 +329,20 @@ async function identify(version: string): Promise<Boot> {
     journal,
     slots: { a, b },
     partUuids: { a: a.partUuid, b: b.partUuid },
-    medium: all.find((p) => p.label === "LIKEN-UPDATE"),
+    partitions: all,
+    bootDisk: esp.disk,
     root: await verifiedRoot(),
-    ...installDisks(all, esp.disk),
   };
 }
 
 // The storage role partitions and the disks of this install: the boot disk, and each disk
 // whose liken-<role> partitions the boot disk does not hold (a role placed on another disk).
-function installDisks(all: readonly Partition[], bootDiskName: string) {
+// `disks` are those a staged release must boot from; a LIKEN-UPDATE partition is the update
+// medium (docs/rollback.md, Name the release to run).
+function installDisks(
+  all: readonly Partition[],
+  bootDiskName: string,
+): { storage: StoragePartition[]; disks: string[] } {
   const storage = all
     .filter((p) => p.label.startsWith("liken-") && !SYSTEM_LABELS.includes(p.label))
     .map((p) => ({ role: p.label.slice("liken-".length), disk: p.disk, size: p.size }));

@@ -69,6 +69,33 @@ describe("readJournal", () => {
     }
   });
 
+  it("reads records that fill more than a MiB, and none past a MiB without a record", async () => {
+    const size = 8 * 1024 * 1024;
+    const big = await journalFile(INSTALL_ID, size);
+    try {
+      // Crashes of about 200 KiB each: eleven of them run past the second MiB.
+      const crashes = Array.from({ length: 11 }, (_, i) => ({
+        ...sampleCrash(i + 1),
+        lines: Array.from({ length: 2000 }, (_, n) => `[ ${n}.000000] ${"x".repeat(90)}`),
+      }));
+      let journal = await readJournal(big, 0, size);
+      if (!journal) throw new Error("no journal");
+      journal = await appendCrashes(big, journal, crashes);
+      const newest = journal.scan.records[0];
+      expect(newest && newest.offset + newest.span).toBeGreaterThan(2 * 1024 * 1024);
+      // A record an earlier install left behind a MiB of zeros: appends never leave such a
+      // gap, so it is not this journal's.
+      const stray = encodeRecord(99, sampleCrash(99));
+      await big.write(stray, 0, stray.length, JOURNAL_HEADER_SIZE + 6 * 1024 * 1024);
+      const again = await readJournal(big, 0, size);
+      expect(again?.scan.records.map((r) => r.crash.id)).toEqual(
+        crashes.map((c) => c.id).reverse(),
+      );
+    } finally {
+      await big.close();
+    }
+  });
+
   it("reads a header of another install too: the caller decides whose records they are", async () => {
     const other = await journalFile(OTHER_INSTALL_ID);
     try {

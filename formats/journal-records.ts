@@ -63,6 +63,17 @@ export function encodeRecord(seq: number, crash: CrashRecord): Buffer {
   return b;
 }
 
+/**
+ * Whether `chunk` (a MiB of the records area, or its end) holds a record's magic. Records
+ * fill the area from its start with no gap (an append goes right after the newest record,
+ * or to the start when it does not fit) and none is longer than 257 KiB, so a MiB without
+ * a magic lies past the last record: a reader stops there (an empty 64 MiB journal is read
+ * as its first MiB).
+ */
+export function holdsRecordMagic(chunk: Uint8Array): boolean {
+  return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).indexOf(MAGIC) >= 0;
+}
+
 /** Every intact record in the records area, newest first, and how many were skipped. */
 export function scanRecords(area: Uint8Array): JournalScan {
   const b = Buffer.from(area.buffer, area.byteOffset, area.byteLength);

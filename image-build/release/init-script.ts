@@ -172,9 +172,11 @@ modprobe -qa dm_mod dm_verity erofs 2>/dev/null
 # emulation than reading every modalias), then by modalias in rounds: a bus driver
 # (virtio_pci, ahci) brings new devices whose modalias asks for the next driver. The slot
 # is found once its own disk's driver has found it, not after every controller's probe
-# (an AHCI controller's empty ports: 0.4 s under emulation).
+# (an AHCI controller's empty ports: 0.4 s under emulation), and the root does not wait
+# for the rest: a driver still loading at switch_root finishes in the kernel, and those
+# after it find their files gone and are the root's boot agent's, which loads every
+# device's driver by modalias and reads the disks they bring before it stages.
 modprobe -qa ${storage} 2>/dev/null &
-storage_modules=$!
 # The state partition's and the ESP's filesystems load while the slot is found: the root's
 # boot agent mounts them.
 modprobe -qa ext4 vfat nls_cp437 nls_ascii nls_utf8 2>/dev/null &
@@ -213,8 +215,8 @@ say "liken: slot $slot verified by dm-verity, switching to its root"
 # decompressed and checked against the hash tree while the root's init starts, not page by
 # page as Node.js starts.
 ${readAheadSh("/root/usr/bin/node", nodeReadAhead)}
-# switch_root empties this initramfs: nothing may still be reading its modules.
-wait $storage_modules $filesystems
+# The boot agent mounts the ESP and the state partition first thing.
+wait $filesystems
 # What the initramfs loaded: the root's boot agent names it when a declared module's
 # parameters could not apply because it was loaded here first.
 cut -d " " -f 1 /proc/modules > ${INITRAMFS_MODULES}
