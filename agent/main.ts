@@ -191,8 +191,8 @@ async function main(): Promise<number> {
   }
 
   // 4. Staging. The NICs are named and every device has its driver before staging judges
-  // the new release's; the disks those drivers brought (an update medium on USB, a storage
-  // role behind a RAID controller, a disk the initramfs left to them) are read then.
+  // the new release's; the disks those drivers brought (a storage role behind a RAID
+  // controller, a disk the initramfs left to them) are read then.
   const driven = await drivers.then(
     () => true,
     () => false,
