@@ -205,8 +205,7 @@ async function main(): Promise<number> {
     esp: ESP,
     partUuids: boot.partUuids,
     slots: boot.slots,
-    medium: all.find((p) => p.label === "LIKEN-UPDATE"),
-    ...installDisks(all, boot.bootDisk),
+    ...stagingDisks(all, boot.bootDisk),
     ports: driven ? identity.ports : [],
   });
   const statusInput: StatusInput = {
@@ -335,18 +334,22 @@ async function identify(version: string): Promise<Boot> {
   };
 }
 
-// The storage role partitions and the disks of this install: the boot disk, and each disk
-// whose liken-<role> partitions the boot disk does not hold (a role placed on another disk).
-// `disks` are those a staged release must boot from; a LIKEN-UPDATE partition is the update
-// medium (docs/rollback.md, Name the release to run).
-function installDisks(
+// What staging reads of the disks: the update medium (a LIKEN-UPDATE partition on any disk;
+// docs/rollback.md, Name the release to run), the storage role partitions, and the disks a
+// staged release must boot from: the boot disk, and each disk whose liken-<role>
+// partitions the boot disk does not hold (a role placed on another disk).
+function stagingDisks(
   all: readonly Partition[],
   bootDiskName: string,
-): { storage: StoragePartition[]; disks: string[] } {
+): { medium: Partition | undefined; storage: StoragePartition[]; disks: string[] } {
   const storage = all
     .filter((p) => p.label.startsWith("liken-") && !SYSTEM_LABELS.includes(p.label))
     .map((p) => ({ role: p.label.slice("liken-".length), disk: p.disk, size: p.size }));
-  return { storage, disks: [...new Set([bootDiskName, ...storage.map((p) => p.disk)])] };
+  return {
+    medium: all.find((p) => p.label === "LIKEN-UPDATE"),
+    storage,
+    disks: [...new Set([bootDiskName, ...storage.map((p) => p.disk)])],
+  };
 }
 
 // A trial resets the machine whatever stops it: /init's mark, the watchdog, and an entry
