@@ -61,18 +61,13 @@ export const STICK_GUIDS = {
 } as const;
 
 /**
- * What the initramfs loads first: the USB host controllers and storage a stick (or a BMC's
- * virtual media) sits behind, so that the drive enumerates while the rest loads.
+ * What the initramfs loads first, side by side: the USB host controllers a stick (or a BMC's
+ * virtual media) sits behind, so that the drive enumerates while the storage drivers load.
  */
-export const STICK_DRIVE_MODULES = [
-  "xhci_pci",
-  "ehci_pci",
-  "ohci_pci",
-  "uhci_hcd",
-  "usb_storage",
-  "uas",
-  "sd_mod",
-];
+export const STICK_USB_HOST_MODULES = ["xhci_pci", "ehci_pci", "ohci_pci", "uhci_hcd"];
+
+/** The USB storage drivers, with SCSI disks: the drive's disk once it enumerated. */
+export const STICK_USB_STORAGE_MODULES = ["usb_storage", "uas", "sd_mod"];
 
 /** What mounts the payload and the roots: FAT and its codepages, loop, dm-verity, squashfs, erofs. */
 export const STICK_FS_MODULES = [
@@ -340,7 +335,12 @@ async function buildStickInitrd(
   await mkdir(join(tree, "etc/liken"), { recursive: true });
   await copyFile(inputs.busybox, join(tree, "bin/busybox"));
   await installTools(inputs, tree, ["sbin/blkid", "sbin/dmsetup"]);
-  const modules = [...STICK_DRIVE_MODULES, ...STICK_FS_MODULES, ...STICK_OTHER_MODULES];
+  const modules = [
+    ...STICK_USB_HOST_MODULES,
+    ...STICK_USB_STORAGE_MODULES,
+    ...STICK_FS_MODULES,
+    ...STICK_OTHER_MODULES,
+  ];
   if (medium.kind === "net") {
     // Every wired NIC driver: which one the machine needs is known only once it runs.
     modules.push(...netbootModules(await readModuleIndex(inputs.root)));
@@ -357,7 +357,12 @@ async function buildStickInitrd(
     join(tree, "init"),
     stickInitrdInit({
       medium,
-      modules: { drive: STICK_DRIVE_MODULES, fs: STICK_FS_MODULES, beside: STICK_OTHER_MODULES },
+      modules: {
+        hosts: STICK_USB_HOST_MODULES,
+        storage: STICK_USB_STORAGE_MODULES,
+        fs: STICK_FS_MODULES,
+        beside: STICK_OTHER_MODULES,
+      },
       root: { path: STICK_ROOT_IMAGE, ...verity, fstype: "squashfs" },
       releaseRoot: { path: "release/rootfs.img", ...releaseVerity, fstype: "erofs" },
       checksumsFile: "/etc/liken/payload.sha256",

@@ -16,7 +16,12 @@ function init(medium: StickMedium): string {
   const image = { rootHash: "ab".repeat(32), dataBlocks: 100 };
   return stickInitrdInit({
     medium,
-    modules: { drive: ["usb_storage"], fs: ["vfat"], beside: ["sr_mod", "isofs"] },
+    modules: {
+      hosts: ["xhci_pci"],
+      storage: ["usb_storage"],
+      fs: ["vfat"],
+      beside: ["sr_mod", "isofs"],
+    },
     root: { path: "stick-root.img", ...image, fstype: "squashfs" },
     releaseRoot: { path: "release/rootfs.img", ...image, fstype: "erofs" },
     checksumsFile: "/etc/liken/payload.sha256",

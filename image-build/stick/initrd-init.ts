@@ -15,11 +15,13 @@ export interface StickInitrdInit {
   /** Where the payload is: what this build of the stick boots from. */
   readonly medium: StickMedium;
   /**
-   * The modules: the stick's drive (USB) loaded first; the filesystems and dm-verity, and
-   * the rest (disk controllers, CD, ISO 9660), each loaded beside the search.
+   * The modules: the USB host controllers and the USB storage drivers first, side by side;
+   * the filesystems and dm-verity, and the rest (disk controllers, CD, ISO 9660), each
+   * loaded beside the search.
    */
   readonly modules: {
-    readonly drive: readonly string[];
+    readonly hosts: readonly string[];
+    readonly storage: readonly string[];
     readonly fs: readonly string[];
     readonly beside: readonly string[];
   };
@@ -69,11 +71,14 @@ echo 1 > /proc/sys/kernel/printk 2>/dev/null
 
 ${CONSOLE_FUNCTIONS}
 
-# usb-storage lets a new drive settle for a second before it looks at it; the stick's drive
-# has just been read by the firmware, so it is looked at at once (one that did not answer
-# yet is looked at again: medium-sh.ts).
+# The host controllers load beside the storage drivers, so that the drive enumerates while
+# they load (a module's load is CPU work, a tenth of a second under emulation, and the other
+# CPU is idle here). usb-storage lets a new drive settle for a second before it looks at
+# it; the stick's drive has just been read by the firmware, so it is looked at at once (one
+# that did not answer yet is looked at again: medium-sh.ts).
+modprobe -qa ${o.modules.hosts.join(" ")} 2>/dev/null &
 modprobe -q usb_storage delay_use=0 2>/dev/null
-modprobe -qa ${o.modules.drive.join(" ")} 2>/dev/null
+modprobe -qa ${o.modules.storage.join(" ")} 2>/dev/null
 # The other drivers load while the drive enumerates and the search runs; whatever needs
 # them waits for them (and loads again what a load beside it may have raced with).
 modprobe -qa ${o.modules.fs.join(" ")} 2>/dev/null &

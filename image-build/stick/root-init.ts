@@ -55,8 +55,6 @@ mkdir -p ${dirname(STICK_DRIVERS_LOADING)}
   # first. (/proc/self is this subshell: read is built in.)
   read -r self _ < /proc/self/stat
   renice -n 19 -p "$self" > /dev/null 2>&1
-  # ext4 for the installer's state partition: asked for by no device.
-  modprobe -qa ext4 2>/dev/null
   # Bus drivers bring new devices, whose modalias asks for more drivers: rounds until a
   # round's drivers brought no new device, so the machine's own disks are all in the menu.
   SEEN=
