@@ -33,7 +33,7 @@ describe("qemuArgs", () => {
     expect(qemuArgs(spec)).toEqual([
       "-machine", "q35",
       "-accel", "tcg",
-      "-cpu", "max",
+      "-cpu", "max,erms=off,fsrm=off",
       "-smp", "2",
       "-m", "2048",
       "-nodefaults",

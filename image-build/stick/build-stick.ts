@@ -49,7 +49,12 @@ import { requireReleaseSignedBy } from "../secure-boot/keys.ts";
 import { signedBootFiles } from "../secure-boot/uki.ts";
 import { requireUnpackedInputs, type UnpackedInputs } from "../unpacked.ts";
 import { appendVerityTree } from "../verity-image.ts";
-import { STICK_RELEASE_MOUNT, STICK_ROOT_IMAGE, stickInitrdInit } from "./initrd-init.ts";
+import {
+  STICK_RELEASE_MOUNT,
+  STICK_ROOT_IMAGE,
+  type StickInitrdInit,
+  stickInitrdInit,
+} from "./initrd-init.ts";
 import { INITRD_UDHCPC_SCRIPT, type StickMedium } from "./medium-sh.ts";
 import { STICK_BUNDLE, STICK_START, stickRootInit } from "./root-init.ts";
 
@@ -84,18 +89,24 @@ export const STICK_FS_MODULES = [
 ];
 
 /**
- * What it loads beside the search: the disk controllers an image written to a disk sits
- * behind, a CD drive (AHCI, USB, a BMC's virtual media) and the ISO's filesystem.
+ * What it loads beside the search: the disk controllers the raw image, written to a disk,
+ * sits behind.
  */
-export const STICK_OTHER_MODULES = [
-  "virtio_pci",
-  "virtio_blk",
-  "virtio_scsi",
-  "nvme",
-  "ahci",
-  "sr_mod",
-  "isofs",
-];
+export const STICK_DISK_MODULES = ["virtio_pci", "virtio_blk", "virtio_scsi", "nvme", "ahci"];
+
+/** A CD drive (AHCI, USB, a BMC's virtual media) and the ISO's filesystem: the ISO's only. */
+export const STICK_CD_MODULES = ["sr_mod", "isofs"];
+
+/** The initramfs's modules for `medium`, in the groups its /init loads them in. */
+export function stickInitrdModules(medium: StickMedium): StickInitrdInit["modules"] {
+  return {
+    hosts: STICK_USB_HOST_MODULES,
+    storage: STICK_USB_STORAGE_MODULES,
+    fs: STICK_FS_MODULES,
+    beside:
+      medium.kind === "stick" ? STICK_DISK_MODULES : [...STICK_DISK_MODULES, ...STICK_CD_MODULES],
+  };
+}
 
 // The ESP is only read; the payload takes the hardware reports the menu saves (tens of KB
 // each: a hundred fit) and the unattended install's record.
@@ -335,12 +346,8 @@ async function buildStickInitrd(
   await mkdir(join(tree, "etc/liken"), { recursive: true });
   await copyFile(inputs.busybox, join(tree, "bin/busybox"));
   await installTools(inputs, tree, ["sbin/blkid", "sbin/dmsetup"]);
-  const modules = [
-    ...STICK_USB_HOST_MODULES,
-    ...STICK_USB_STORAGE_MODULES,
-    ...STICK_FS_MODULES,
-    ...STICK_OTHER_MODULES,
-  ];
+  const groups = stickInitrdModules(medium);
+  const modules = Object.values(groups).flat();
   if (medium.kind === "net") {
     // Every wired NIC driver: which one the machine needs is known only once it runs.
     modules.push(...netbootModules(await readModuleIndex(inputs.root)));
@@ -357,12 +364,7 @@ async function buildStickInitrd(
     join(tree, "init"),
     stickInitrdInit({
       medium,
-      modules: {
-        hosts: STICK_USB_HOST_MODULES,
-        storage: STICK_USB_STORAGE_MODULES,
-        fs: STICK_FS_MODULES,
-        beside: STICK_OTHER_MODULES,
-      },
+      modules: groups,
       root: { path: STICK_ROOT_IMAGE, ...verity, fstype: "squashfs" },
       releaseRoot: { path: "release/rootfs.img", ...releaseVerity, fstype: "erofs" },
       checksumsFile: "/etc/liken/payload.sha256",
