@@ -169,6 +169,15 @@ export const STICK_DEVICE_ID = "stick0";
 /** ICH9 AHCI has six ports. */
 const AHCI_PORTS = 6;
 
+// Without ERMS and FSRM ("fast" rep movsb/stosb): TCG runs a rep string instruction one
+// element per step, and with ERMS the kernel zeroes every page it hands out (Debian's
+// init_on_alloc) a byte per step with rep stosb, and glibc copies and fills with rep movsb
+// and stosb. Measured with the kernel's profile=4 from the stick's boot to its menu:
+// clear_page_erms was 16 % of the kernel's time to /init and 31 % of the root's time to
+// the menu; with rep stosq (these flags off) 5 and 14 % (docs/image.md, Speed). The guest
+// runs the code a server without these flags runs; only the emulator's speed differs.
+const TCG_CPU = "max,erms=off,fsrm=off";
+
 /**
  * The command line for `spec`, without the program name. A pure function of its input.
  *
@@ -183,16 +192,6 @@ const AHCI_PORTS = 6;
  * bootindex so that guest-written BootOrder survives; liken never depends on BootOrder
  * (it ships EFI/BOOT/BOOTX64.EFI), so a fixed firmware order is the better trade.
  */
-// Without ERMS and FSRM ("fast" rep movsb/stosb): TCG runs a rep string instruction one
-// element per step, and with ERMS the kernel zeroes every page it hands out (Debian's
-// init_on_alloc) a byte per step with rep stosb, and glibc copies and fills with rep movsb
-// and stosb. Measured with the kernel's profile=4 from the stick's boot to its menu:
-// clear_page_erms was 16 % of the kernel's time to /init and 31 % of the root's time to
-// the menu; with rep stosq (these flags off) 5 and 14 %, and the kernel reached /init
-// 0.3 s sooner with the stick's initramfs. The guest runs the same code paths a server
-// without these flags runs; only the emulator's speed differs.
-const TCG_CPU = "max,erms=off,fsrm=off";
-
 export function qemuArgs(spec: VmSpec): string[] {
   const accel = spec.accel ?? "tcg";
   const args: string[] = [

@@ -16,8 +16,8 @@ export interface StickInitrdInit {
   readonly medium: StickMedium;
   /**
    * The modules: the USB host controllers and the USB storage drivers first, side by side;
-   * the filesystems and dm-verity, and the rest (disk controllers, CD, ISO 9660), each
-   * loaded beside the search.
+   * the filesystems and dm-verity, and the rest (the other disk controllers; on an ISO or
+   * the network a CD drive and ISO 9660 too), each loaded beside the search.
    */
   readonly modules: {
     readonly hosts: readonly string[];
