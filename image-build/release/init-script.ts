@@ -13,7 +13,7 @@ import {
   VERITY_DM_UUID_PREFIX,
 } from "../../formats/boot-interface.ts";
 import { MODALIASES_SH } from "../modaliases-sh.ts";
-import { type ReadAhead, readAheadSh } from "../node-read-ahead.ts";
+import { type ReadAhead, readAheadSh, warmStartSh } from "../node-read-ahead.ts";
 
 /**
  * How long a hung trial runs before its watchdog resets it, about 30 s whichever it is:
@@ -213,8 +213,9 @@ say "liken: slot $slot verified by dm-verity, switching to its root"
 [ -n "$trial" ] && echo k > /dev/watchdog 2>/dev/null
 # What a start of Node.js, which the root's boot agent runs first, reads of it is read ahead:
 # decompressed and checked against the hash tree while the root's init starts, not page by
-# page as Node.js starts.
+# page as Node.js starts; and Node.js starts once beside it, for the pages outside those runs.
 ${readAheadSh("/root/usr/bin/node", nodeReadAhead)}
+${warmStartSh("/root")}
 # The boot agent mounts the ESP and the state partition first thing.
 wait $filesystems
 # What the initramfs loaded: the root's boot agent names it when a declared module's

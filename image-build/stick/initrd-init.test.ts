@@ -39,6 +39,15 @@ describe("the stick's /init", () => {
       expect(init(medium)).toContain(`echo ${medium.kind} > /run/liken/medium`);
   });
 
+  it("starts Node.js once from the release's root once it is mounted, before switch_root", () => {
+    for (const medium of MEDIA) {
+      const script = init(medium);
+      const warm = script.indexOf("chroot /root/release /usr/bin/node -e 0 > /dev/null 2>&1 &");
+      expect(warm).toBeGreaterThan(script.indexOf("/dev/mapper/liken-stick-release /root/release"));
+      expect(warm).toBeLessThan(script.indexOf("exec switch_root"));
+    }
+  });
+
   it("on the network, checks each file against the hash built in, and holds on a mismatch naming it", () => {
     const net = init({ kind: "net" });
     expect(net).toContain("while read -r hash file; do");

@@ -7,7 +7,7 @@
 // Nothing on the payload is trusted that these hashes do not cover: the roots' blocks are
 // checked as they are read, and the installer checks the release's files against its
 // release.toml before it writes a byte.
-import { type ReadAhead, readAheadSh } from "../node-read-ahead.ts";
+import { type ReadAhead, readAheadSh, warmStartSh } from "../node-read-ahead.ts";
 import { CONSOLE_FUNCTIONS } from "./console-sh.ts";
 import { findPayloadSh, type StickMedium } from "./medium-sh.ts";
 
@@ -97,8 +97,10 @@ echo ${o.medium.kind} > ${MEDIUM_FILE}
 ${mapVerity("the stick's root", o.root, "/dev/loop0", STICK_ROOT_DM_NAME, "/root")}
 ${mapVerity("the release's root", o.releaseRoot, "/dev/loop1", STICK_RELEASE_DM_NAME, `/root${STICK_RELEASE_MOUNT}`)}
 # What a start of Node.js (the release's) reads of it is read, decompressed and every block
-# checked while the boot goes on, rather than page by page when the menu starts.
+# checked while the boot goes on, rather than page by page when the menu starts; and Node.js
+# starts once beside it, from the release's root, for the pages outside those runs.
 ${readAheadSh(`/root${STICK_RELEASE_MOUNT}/usr/bin/node`, o.nodeReadAhead)}
+${warmStartSh(`/root${STICK_RELEASE_MOUNT}`)}
 say "liken-stick: payload $PAYLOAD verified"
 # The other disk controllers are not waited for (an AHCI controller's empty ports take
 # 0.4 s under emulation): a driver still loading at switch_root finishes in the kernel, and
