@@ -60,9 +60,9 @@ export function readAheadSh(path: string, ranges: readonly ReadAhead[]): string 
 
 /**
  * Shell that starts Node.js from the root mounted on `root` once, in the background, to no
- * end but its start: it reads what a start reads in the order a start reads it, so the
- * menu's start, a second later, finds it in memory (under emulation, its code already
- * translated too).
+ * end but its start: it reads what a start reads in the order a start reads it (the
+ * read-ahead's runs come in file order), so the next start (the stick's menu, a release's
+ * boot agent) finds it in memory, and under emulation its code already translated.
  */
 export function warmStartSh(root: string): string {
   return `chroot ${root} /usr/bin/node -e 0 > /dev/null 2>&1 &`;

@@ -213,7 +213,7 @@ say "liken: slot $slot verified by dm-verity, switching to its root"
 [ -n "$trial" ] && echo k > /dev/watchdog 2>/dev/null
 # What a start of Node.js, which the root's boot agent runs first, reads of it is read ahead:
 # decompressed and checked against the hash tree while the root's init starts, not page by
-# page as Node.js starts; and Node.js starts once beside it, for the pages outside those runs.
+# page as Node.js starts; and Node.js starts once beside it, reading in a start's own order.
 ${readAheadSh("/root/usr/bin/node", nodeReadAhead)}
 ${warmStartSh("/root")}
 # The boot agent mounts the ESP and the state partition first thing.

@@ -98,7 +98,7 @@ ${mapVerity("the stick's root", o.root, "/dev/loop0", STICK_ROOT_DM_NAME, "/root
 ${mapVerity("the release's root", o.releaseRoot, "/dev/loop1", STICK_RELEASE_DM_NAME, `/root${STICK_RELEASE_MOUNT}`)}
 # What a start of Node.js (the release's) reads of it is read, decompressed and every block
 # checked while the boot goes on, rather than page by page when the menu starts; and Node.js
-# starts once beside it, from the release's root, for the pages outside those runs.
+# starts once beside it, from the release's root, reading in a start's own order.
 ${readAheadSh(`/root${STICK_RELEASE_MOUNT}/usr/bin/node`, o.nodeReadAhead)}
 ${warmStartSh(`/root${STICK_RELEASE_MOUNT}`)}
 say "liken-stick: payload $PAYLOAD verified"
