@@ -345,7 +345,7 @@ async function buildStickInitrd(
   await mkdir(join(tree, "bin"), { recursive: true });
   await mkdir(join(tree, "etc/liken"), { recursive: true });
   await copyFile(inputs.busybox, join(tree, "bin/busybox"));
-  await installTools(inputs, tree, ["sbin/blkid", "sbin/dmsetup"]);
+  await installTools(inputs, tree, ["sbin/blkid", "sbin/dmsetup", "sbin/losetup"]);
   const groups = stickInitrdModules(medium);
   const modules = Object.values(groups).flat();
   if (medium.kind === "net") {

@@ -39,6 +39,17 @@ describe("the stick's /init", () => {
       expect(init(medium)).toContain(`echo ${medium.kind} > /run/liken/medium`);
   });
 
+  it("reads each root image with direct I/O where the medium allows it, and boots on where it does not", () => {
+    for (const medium of MEDIA) {
+      const script = init(medium);
+      for (const loop of ["/dev/loop0", "/dev/loop1"]) {
+        const set = script.indexOf(`/sbin/losetup --direct-io=on ${loop} 2>/dev/null\n`);
+        expect(set).toBeGreaterThan(script.indexOf(`losetup -r ${loop} `));
+        expect(script.slice(set).split("\n")[1]).toMatch(/^DM_DISABLE_UDEV=1 dmsetup create/);
+      }
+    }
+  });
+
   it("starts Node.js once from the release's root once it is mounted, before switch_root", () => {
     for (const medium of MEDIA) {
       const script = init(medium);

@@ -111,12 +111,18 @@ exec switch_root /root /init
 }
 
 // Attaches an image on the payload read-only, maps it through dm-verity with its root hash
-// and mounts it read-only on `at`, or holds saying which step failed.
+// and mounts it read-only on `at`, or holds saying which step failed. The loop device reads
+// with direct I/O (util-linux's losetup: busybox's, which the shell runs for a bare
+// `losetup`, cannot set it): each block goes from the medium straight to dm-verity, not
+// through a second copy in the page cache of the payload's filesystem. A medium that cannot
+// (an ISO's filesystem, a drive with 4 KiB sectors, the network's payload in memory) reads
+// through the page cache as before: the kernel refuses, and the boot goes on.
 function mapVerity(what: string, image: VerityImage, loop: string, name: string, at: string) {
   const sectors = image.dataBlocks * 8;
   const blocks = image.dataBlocks;
   return `losetup -r ${loop} /payload/${image.path} 2>/run/losetup.err ||
   hold "cannot attach /payload/${image.path}: $(tail -n 1 /run/losetup.err); write the stick again"
+/sbin/losetup --direct-io=on ${loop} 2>/dev/null
 DM_DISABLE_UDEV=1 dmsetup create ${name} --readonly --noudevsync \\
   --table "0 ${sectors} verity 1 ${loop} ${loop} 4096 4096 ${blocks} ${blocks} sha256 ${image.rootHash} -" 2>/run/dmsetup.err ||
   hold "${what} does not map through dm-verity: $(tail -n 1 /run/dmsetup.err); write the stick again"

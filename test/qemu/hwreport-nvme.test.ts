@@ -74,6 +74,10 @@ describe("a release without nvme, on a machine with a virtio and an NVMe disk", 
     await vm.waitFor(/the unattended install as leader-1 did not finish/, 30_000);
     await vm.waitFor(/a shell follows/, 10_000);
     await waitForShell(vm);
+    // The stick reads both root images with direct I/O (docs/image.md, Speed).
+    expect(await shell(vm, "echo dio $(cat /sys/block/loop[01]/loop/dio)", /^dio \d/, 10_000)).toBe(
+      "dio 1 1",
+    );
 
     const status = JSON.parse(
       (await guestFile(vm, "/run/liken/install-status.json")).toString("utf8"),
