@@ -1,13 +1,15 @@
 // The machine's block devices as `lsblk --tree` lists them, in its order (util-linux 2.38,
 // the lsblk of Debian 12 and of the stick), read from sysfs, /proc/self/mountinfo,
 // /proc/swaps and udev's database where there is one, without a process: under emulation
-// lsblk cost the stick's report a fifth of a second, and its first program loads execa. What lsblk reads
-// where (lsblk.c, lsblk-mnt.c, lsblk-properties.c, lib/sysfs.c) is said at each field;
-// tools/lsblk.ts runs lsblk itself, and the tests hold the two to the same answers.
+// lsblk cost the stick's report a fifth of a second, and its first program loads execa.
+// What lsblk reads where (lsblk.c, lsblk-mnt.c, lsblk-properties.c, lib/sysfs.c) is said at
+// each field; tools/lsblk.ts runs lsblk itself, and the tests hold the two to the same
+// answers. Beyond lsblk, a disk udev knows nothing of gets its serial and WWN from sysfs.
 import { readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { orNull } from "../../common/or-null.ts";
 import type { BlockDevice } from "../../tools/lsblk.ts";
+import { type DiskIdentity, sysfsIdentity } from "./sysfs-identity.ts";
 
 /**
  * Every block device with its partitions and holders as children (devices stacked on
@@ -113,16 +115,20 @@ function device(name: string, use: Use): BlockDevice {
   const model = own
     ? (decoded(udev.get("ID_MODEL_ENC")) ?? udev.get("ID_MODEL") ?? attr(`${dir}/device/model`))
     : null;
+  // Where udev knows nothing of the disk (the stick), lsblk shows no WWN and a serial only
+  // from device/serial (NVMe): the disk's own sysfs files give what udev would have.
+  const sysfs = own && udev.size === 0 ? readSysfsIdentity(dir) : {};
   const serial = own
     ? (spaced(
         udev.get("SCSI_IDENT_SERIAL") ??
           udev.get("ID_SCSI_SERIAL") ??
           udev.get("ID_SERIAL_SHORT") ??
           udev.get("ID_SERIAL"),
-      ) ?? attr(`${dir}/device/serial`))
+      ) ??
+      attr(`${dir}/device/serial`) ??
+      sysfs.serial)
     : null;
-  // Only udev knows a WWN, for lsblk as here: none on the stick.
-  const wwn = udev.get("ID_WWN_WITH_EXTENSION") ?? udev.get("ID_WWN");
+  const wwn = udev.get("ID_WWN_WITH_EXTENSION") ?? udev.get("ID_WWN") ?? sysfs.wwn;
   const transport = partition ? null : transportOf(name, dir);
   // Partitions are the folders named after their disk (sda1, nvme0n1p1) that say so.
   const partitions = partition
@@ -223,6 +229,15 @@ function transportOf(name: string, dir: string): string | null {
     return driver.includes("ata") ? "ata" : null;
   }
   return name.startsWith("nvme") ? "nvme" : null;
+}
+
+// Loop, zram, dm and md devices have no device below them, and nothing to read.
+function readSysfsIdentity(dir: string): DiskIdentity {
+  if (!exists(`${dir}/device`)) return {};
+  return sysfsIdentity({
+    text: (file) => attr(`${dir}/${file}`),
+    bytes: (file) => orNull(() => readFileSync(`${dir}/${file}`)),
+  });
 }
 
 // udev's database entry of a block device (/run/udev/data/bMAJ:MIN): what lsblk asks

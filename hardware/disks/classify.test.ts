@@ -160,13 +160,27 @@ describe("classifyDisk", () => {
 
   it("calls two paths to one disk (the same WWN) both ineligible", () => {
     const a = { ...facts, path: "/dev/sdb", wwn: "0x5000c500a1b2c3d4" };
-    const b = { ...facts, path: "/dev/sdc", wwn: "0x5000c500a1b2c3d4" };
+    const b = { ...facts, path: "/dev/sdc", wwn: "0x5000C500A1B2C3D4" };
     const c = { ...facts, path: "/dev/sdd", wwn: "0x5000c500ffffffff" };
     const all = [a, b, c];
     expect(all.map((d) => classifyDisk(d, empty, all)).map((d) => [d.verdict, d.reasons])).toEqual([
-      ["ineligible", ["same-wwn:/dev/sdc"]],
-      ["ineligible", ["same-wwn:/dev/sdb"]],
+      ["ineligible", ["multipath:/dev/sdc"]],
+      ["ineligible", ["multipath:/dev/sdb"]],
       ["blank", []],
+    ]);
+  });
+
+  it("takes no twin for a disk whose WWN is empty or all zeros", () => {
+    const all = ["0x0000000000000000", "0x0000000000000000", "", "naa.00000000"].map((wwn, i) => ({
+      ...facts,
+      path: `/dev/sd${"bcde"[i]}`,
+      wwn,
+    }));
+    expect(all.map((d) => classifyDisk(d, empty, all).verdict)).toEqual([
+      "blank",
+      "blank",
+      "blank",
+      "blank",
     ]);
   });
 

@@ -5,6 +5,7 @@ import { MIB } from "../../common/size.ts";
 import { summarizeClaim } from "../../formats/claim.ts";
 import { claimHolds } from "./claim-holds.ts";
 import type { ContentProbe, Disk, DiskFacts, Verdict } from "./types.ts";
+import { wwnKey } from "./wwn.ts";
 
 /** Disks smaller than this hold no useful liken partition. */
 export const MIN_DISK_SIZE = 512 * MIB;
@@ -14,18 +15,19 @@ const OUR_LABEL = /^liken-/;
 
 /**
  * The verdict on one disk. `others` are the other disks found with it: one with the same
- * WWN is the same disk seen through a second path (multipath, dual-port SAS), and writing
- * it through either while the other exists is never safe.
+ * WWN is the same disk seen through a second path (multipath, dual-port SAS). Writing it
+ * through either while the other exists is never safe, and an install would claim it
+ * twice, so both paths are ineligible.
  */
 export function classifyDisk(
   facts: DiskFacts,
   probe: ContentProbe,
   others: readonly DiskFacts[] = [],
 ): Disk {
-  const twins = facts.wwn
-    ? others.filter((o) => o.path !== facts.path && o.wwn === facts.wwn).map((o) => o.path)
-    : [];
-  const ineligible = [...ineligibleReasons(facts), ...twins.map((t) => `same-wwn:${t}`)];
+  const ineligible = [
+    ...ineligibleReasons(facts),
+    ...otherPaths(facts, others).map((p) => `multipath:${p}`),
+  ];
   // A disk that can never be a target (the stick, a removable or read-only disk) needs no
   // driver at boot: naming what it would lack is noise on the menu's screens.
   const unsupported =
@@ -70,6 +72,14 @@ export function classifyDisk(
     rotational: facts.rotational,
     kind: facts.kind,
   };
+}
+
+// An empty or all-zero WWN names no disk: bridges and firmwares that report one give it
+// to every disk they serve.
+function otherPaths(facts: DiskFacts, others: readonly DiskFacts[]): string[] {
+  const key = wwnKey(facts.wwn);
+  if (key === undefined) return [];
+  return others.filter((o) => o.path !== facts.path && wwnKey(o.wwn) === key).map((o) => o.path);
 }
 
 function ineligibleReasons(f: DiskFacts): string[] {

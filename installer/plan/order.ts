@@ -2,6 +2,7 @@
 // give the same answer on every boot, so they use only stable properties.
 import { formatSize } from "../../common/size.ts";
 import type { Disk } from "../../hardware/disks/types.ts";
+import { wwnKey, wwnPattern } from "../../hardware/disks/wwn.ts";
 import type { DiskSelector } from "../../manifest/types.ts";
 
 // Faster, more likely internal buses first; unknown transports (virtio, image files) last.
@@ -30,12 +31,15 @@ function compareOptional(a: string | undefined, b: string | undefined): number {
   return a < b ? -1 : 1;
 }
 
-/** Whether a disk matches every key of a selector; globs (*, ?) match case-insensitively. */
+/**
+ * Whether a disk matches every key of a selector; globs (*, ?) match case-insensitively, and
+ * a WWN with or without its `0x`, `naa.` or `eui.` prefix.
+ */
 export function matchesSelector(d: Disk, s: DiskSelector): boolean {
   const globs: [string | undefined, string | undefined][] = [
     [s.serial, d.serial],
     [s.model, d.model],
-    [s.wwn, d.wwn],
+    [s.wwn === undefined ? undefined : wwnPattern(s.wwn), wwnKey(d.wwn)],
     [s.transport, d.transport],
     [s.path, d.path],
   ];
