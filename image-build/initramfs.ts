@@ -9,6 +9,7 @@ export async function buildInitramfs(
   out: string,
   epoch: number,
   scratch: string,
+  options: { level?: number } = {},
 ): Promise<void> {
   const entries = [
     ...(await entriesOf(tree)).filter((e) => e.path !== "dev" && !e.path.startsWith("dev/")),
@@ -17,6 +18,6 @@ export async function buildInitramfs(
     { path: "dev/null", type: "char" as const, mode: 0o666, major: 1, minor: 3 },
   ];
   await writeCpio(scratch, entries, epoch);
-  await compressZstd(scratch, out);
+  await compressZstd(scratch, out, options.level);
   await rm(scratch, { force: true });
 }

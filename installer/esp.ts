@@ -28,13 +28,23 @@ export interface EspInput {
   readonly rootPartUuid: string;
   /** The ESP partition's UUID: its first 8 hex digits become the FAT volume id. */
   readonly partUuid: string;
+  /**
+   * The disk's logical sector size: the FAT's own. Linux and the firmware mount a FAT whose
+   * sectors are smaller than the disk's as unreadable (on a 4Kn disk: "logical sector size
+   * too small for device").
+   */
+  readonly sectorSize: number;
 }
 
 export async function buildEsp(input: EspInput): Promise<void> {
   await truncate(input.image, 0).catch(() => undefined);
   await writeFile(input.image, "");
   await truncate(input.image, input.size);
-  await makeVfat(input.image, { label: "LIKEN-ESP", volumeId: input.partUuid.slice(0, 8) });
+  await makeVfat(input.image, {
+    label: "LIKEN-ESP",
+    volumeId: input.partUuid.slice(0, 8),
+    sectorSize: input.sectorSize,
+  });
   const dir = slotDir(input.slot);
   await makeFatDirs(input.image, ["EFI", "EFI/BOOT", "loader", "loader/entries", "liken", dir]);
   const loader = join(input.workDir, "loader.conf");

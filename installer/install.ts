@@ -76,6 +76,8 @@ export interface InstallRequest {
   readonly wipeClusters?: readonly string[];
   /** Block devices and image files; empty means every disk of the machine. */
   readonly paths: readonly string[];
+  /** An image file's logical sector size (`--sector-size`): 4096 lays out a 4Kn disk. */
+  readonly fileSectorSize?: number;
   /** Where the installer's status document goes (the state partition gets a copy). */
   readonly statusFile: string;
   /**
@@ -228,7 +230,11 @@ class InstallRun {
   // The disks as they are now, and the plan for them (plan/plan-install.ts decides).
   private async plan(release: ReleaseInfo): Promise<PlanToRun | { kind: "done"; disk: Disk }> {
     const { manifest, machine, wipe, paths } = this.request;
-    const disks = await inventoryDisks({ paths, missingDrivers: this.missingDrivers });
+    const disks = await inventoryDisks({
+      paths,
+      missingDrivers: this.missingDrivers,
+      ...this.fileSectors(),
+    });
     const plan = planInstall({
       disks,
       manifest,
@@ -263,6 +269,11 @@ class InstallRun {
     return plan;
   }
 
+  private fileSectors(): { fileSectorSize?: number } {
+    const size = this.request.fileSectorSize;
+    return size === undefined ? {} : { fileSectorSize: size };
+  }
+
   private async lockTargets(layout: Layout): Promise<void> {
     for (const d of layout.disks) this.handles.set(d.path, await lockDisk(d.path, d.kind));
     // Classified again under the lock: what the plan saw must still be true.
@@ -270,6 +281,7 @@ class InstallRun {
       paths: layout.disks.map((d) => d.path),
       held: new Set(this.handles.keys()),
       missingDrivers: this.missingDrivers,
+      ...this.fileSectors(),
     });
     for (const planned of layout.disks) {
       const drift = diskDrift(
@@ -294,7 +306,11 @@ class InstallRun {
     await eraseDisk(handle, planned.size, planned.kind, parseGpt(head, [planned.sectorSize]));
     // The erase keeps the claim (the claim step writes the new one over it): what must be
     // gone is every table, every partition the kernel lists, and every signature.
-    const [after] = await inventoryDisks({ paths: [planned.path], held: new Set([planned.path]) });
+    const [after] = await inventoryDisks({
+      paths: [planned.path],
+      held: new Set([planned.path]),
+      fileSectorSize: planned.sectorSize,
+    });
     const left = (after?.reasons ?? []).filter(
       (r) => r.startsWith("partition") || r.startsWith("signature:"),
     );
@@ -359,6 +375,7 @@ class InstallRun {
       slot: "a",
       rootPartUuid: part(system, "slot-a").uuid,
       partUuid: esp.uuid,
+      sectorSize: system.sectorSize,
     });
     await writeImage(this.handle(system.path).file, image, esp.start);
     await rm(image);

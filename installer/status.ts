@@ -13,6 +13,7 @@ export type InstallFailureReason =
   | "DiskNotBlank"
   | "DiskNotLiken"
   | "DiskTooSmall"
+  | "SectorSizeUnsupported"
   | "DiskBusy"
   | "DiskChanged"
   | "MissingDriver"

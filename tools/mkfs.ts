@@ -10,9 +10,11 @@ import { run } from "./exec.ts";
  */
 export async function makeVfat(
   file: string,
-  options: { label: string; volumeId: string; fat16?: boolean },
+  options: { label: string; volumeId: string; fat16?: boolean; sectorSize?: number },
 ): Promise<void> {
   await run("mkfs.vfat", [
+    // the disk's logical sector size (512 unless said): a FAT's sectors must be the disk's
+    ...["-S", String(options.sectorSize ?? 512)],
     ...(options.fat16
       ? ["-F", "16"]
       : // one sector per cluster keeps FAT32 valid down to 32 MiB (mtools rejects fewer clusters)

@@ -13,7 +13,20 @@ import { type ProcessExit, type StartedProcess, type StartOptions, start } from 
 
 export const QEMU = "qemu-system-x86_64";
 
-export type DiskBus = "virtio" | "nvme" | "ahci";
+/**
+ * Where a disk hangs: virtio-blk, NVMe, AHCI (SATA), or a SCSI disk behind virtio-scsi, an
+ * LSI MegaRAID SAS 2108 (`megasas-gen2`: the megaraid_sas of Dell's PERC and its kin) or
+ * an LSI SAS1068 HBA (`mptsas1068`: mptsas). OVMF boots from the first three and
+ * virtio-scsi; it has no driver for QEMU's LSI controllers (docs/install.md).
+ */
+export type DiskBus = "virtio" | "nvme" | "ahci" | "virtio-scsi" | "megasas" | "mptsas";
+
+/** The QEMU device of each SCSI controller bus, one controller per bus a machine uses. */
+const SCSI_CONTROLLERS: Readonly<Partial<Record<DiskBus, string>>> = {
+  "virtio-scsi": "virtio-scsi-pci",
+  megasas: "megasas-gen2",
+  mptsas: "mptsas1068",
+};
 /**
  * A NIC model, each on QEMU's user network: virtio-net, Intel's e1000e (82574L), or a USB
  * Ethernet adapter (QEMU's usb-net, CDC Ethernet and RNDIS) in a port of the xHCI controller.
@@ -82,6 +95,16 @@ export interface VmDisk {
   readonly bus: DiskBus;
   /** The serial the guest sees (/dev/disk/by-id); NVMe needs one, so it gets `nvme<N>`. */
   readonly serial?: string;
+  /** The WWN a SCSI or SATA disk reports (VPD page 0x83), e.g. 0x5000c50015ea71ac. */
+  readonly wwn?: string;
+  /** Logical and physical block sizes: 4096 and 4096 is a 4Kn drive, 512 and 4096 a 512e one. */
+  readonly logicalBlockSize?: 512 | 4096;
+  readonly physicalBlockSize?: 512 | 4096;
+  /**
+   * This disk is `path` reached a second time (a dual-ported SAS drive on a second HBA):
+   * the same image through the same bus's next controller, with the same serial and WWN.
+   */
+  readonly secondPath?: boolean;
   /**
    * Behind a PCIe root port of its own (virtio and NVMe), as a server's NVMe slot is, rather
    * than on the root complex: the guest binds the built-in pcieport driver to the port.
@@ -260,18 +283,34 @@ export function qemuArgs(spec: VmSpec): string[] {
     throw new Error(`${ahciDisks} AHCI disks asked for, the controller has ${AHCI_PORTS} ports`);
   }
   if (ahciDisks > 0) args.push("-device", "ahci,id=ahci0");
+  // One controller per SCSI bus, and a second for a disk's second path.
+  const controllers = new Set<string>();
+  const scsiController = (bus: DiskBus, second: boolean): string => {
+    const id = `${bus}${second ? 1 : 0}`;
+    if (!controllers.has(id)) {
+      controllers.add(id);
+      args.push("-device", `${SCSI_CONTROLLERS[bus]},id=${id}`);
+    }
+    return id;
+  };
   let ahciPort = 0;
   disks.forEach((disk, i) => {
     const id = `disk${i}`;
     const bootindex = `bootindex=${i + 2}`;
     // cache=unsafe: no host fsync for a throwaway VM (data still reaches the file if QEMU
     // is killed); discard=unmap: a guest's discard punches holes, so images stay sparse.
+    // A second path shares the image: QEMU's write lock would refuse the second opening.
+    const lock = disk.secondPath || disks.some((d) => d.secondPath && d.path === disk.path);
     args.push(
       "-drive",
-      `if=none,id=${id},format=raw,file=${qemuValue(disk.path)},cache=unsafe,discard=unmap`,
+      `if=none,id=${id},format=raw,file=${qemuValue(disk.path)},cache=unsafe,discard=unmap${lock ? ",file.locking=off" : ""}`,
     );
     const serial = disk.serial ?? (disk.bus === "nvme" ? `nvme${i}` : undefined);
-    const serialOpt = serial === undefined ? "" : `,serial=${qemuValue(serial)}`;
+    const serialOpt =
+      (serial === undefined ? "" : `,serial=${qemuValue(serial)}`) +
+      (disk.wwn === undefined ? "" : `,wwn=${disk.wwn}`) +
+      (disk.logicalBlockSize ? `,logical_block_size=${disk.logicalBlockSize}` : "") +
+      (disk.physicalBlockSize ? `,physical_block_size=${disk.physicalBlockSize}` : "");
     let port = "";
     if (disk.rootPort && disk.bus !== "ahci") {
       args.push("-device", `pcie-root-port,id=${id}-port,chassis=${i + 1},slot=${i + 1}`);
@@ -284,6 +323,12 @@ export function qemuArgs(spec: VmSpec): string[] {
       );
     } else if (disk.bus === "nvme") {
       args.push("-device", `nvme,drive=${id},id=${id}-dev${serialOpt}${port},${bootindex}`);
+    } else if (SCSI_CONTROLLERS[disk.bus]) {
+      const controller = scsiController(disk.bus, disk.secondPath === true);
+      args.push(
+        "-device",
+        `scsi-hd,bus=${controller}.0,drive=${id},id=${id}-dev${serialOpt},${bootindex}`,
+      );
     } else {
       const bus = `ahci0.${ahciPort++}`;
       args.push("-device", `ide-hd,bus=${bus},drive=${id},id=${id}-dev${serialOpt},${bootindex}`);

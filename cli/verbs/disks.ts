@@ -1,6 +1,7 @@
 // `liken-stick disks [PATH...]`: every disk and whether liken may write it.
 import { inventoryDisks } from "../../hardware/disks/index.ts";
 import { renderDisks } from "../../hardware/disks/render.ts";
+import { SECTOR_SIZE_OPTION, sectorSizeOf } from "../sector-size.ts";
 import type { Verb } from "../verb.ts";
 
 export const disks: Verb = {
@@ -29,9 +30,10 @@ REASONS say why; docs/disks.md explains each and what to do.`,
       type: "boolean",
       summary: "print JSON for programs (docs/design.md section 2)",
     },
+    SECTOR_SIZE_OPTION,
   ],
   async run(args, io) {
-    const found = await inventoryDisks({ paths: args.operands });
+    const found = await inventoryDisks({ paths: args.operands, ...sectorSizeOf(args.options) });
     io.out(args.options.json ? `${JSON.stringify(found, null, 2)}\n` : renderDisks(found));
     return 0;
   },

@@ -9,6 +9,7 @@ import { install } from "../../installer/install.ts";
 import { renderLayout } from "../../installer/plan/render.ts";
 import type { Layout } from "../../installer/plan/types.ts";
 import { requireManifest } from "../load-manifest.ts";
+import { SECTOR_SIZE_OPTION, sectorSizeOf } from "../sector-size.ts";
 import type { Verb } from "../verb.ts";
 import { wipeClustersOf } from "../wipe-clusters.ts";
 
@@ -77,6 +78,7 @@ status document (phase Failed and a reason) and exits 1.`,
       value: "FILE",
       summary: "install exactly this plan (plan --json), or refuse if the disks changed",
     },
+    SECTOR_SIZE_OPTION,
     { name: "json", type: "boolean", summary: "print the status document as JSON" },
   ],
   async run(args, io) {
@@ -94,6 +96,7 @@ status document (phase Failed and a reason) and exits 1.`,
         ? args.options["status-file"]
         : DEFAULT_STATUS_FILE;
     const wipeClusters = wipeClustersOf(args.options);
+    const sectors = sectorSizeOf(args.options);
     const planFile = args.options.plan;
     const confirmed = typeof planFile === "string" ? await readConfirmedPlan(planFile) : undefined;
     const say = json ? () => undefined : io.out;
@@ -105,6 +108,7 @@ status document (phase Failed and a reason) and exits 1.`,
         wipe: args.options.wipe === true,
         wipeClusters,
         paths: args.operands,
+        ...sectors,
         statusFile,
         ...(confirmed ? { confirmed } : {}),
         onEvent: (e) => {
@@ -126,9 +130,11 @@ status document (phase Failed and a reason) and exits 1.`,
     } catch (error) {
       // The operator sees the error line (main prints it) and every disk with its verdict.
       const missing = await releaseMissingDrivers(release).catch(() => undefined);
-      const disks = await inventoryDisks({ paths: args.operands, missingDrivers: missing }).catch(
-        () => [],
-      );
+      const disks = await inventoryDisks({
+        paths: args.operands,
+        missingDrivers: missing,
+        ...sectors,
+      }).catch(() => []);
       io.err(`${renderDisks(disks)}`);
       if (json) io.out(await readFile(statusFile, "utf8").catch(() => ""));
       throw error;

@@ -7,6 +7,7 @@ import { missingDriversOf } from "../../hardware/missing-drivers.ts";
 import { planLayout } from "../../installer/plan/plan-layout.ts";
 import { renderLayout, renderPlanFailure } from "../../installer/plan/render.ts";
 import { requireManifest } from "../load-manifest.ts";
+import { SECTOR_SIZE_OPTION, sectorSizeOf } from "../sector-size.ts";
 import type { Verb } from "../verb.ts";
 import { wipeClustersOf } from "../wipe-clusters.ts";
 
@@ -45,6 +46,7 @@ disk that needs a driver the release cannot load at boot is left out
       value: "NAME",
       summary: "with --wipe, also count disks of cluster NAME as targets; repeatable",
     },
+    SECTOR_SIZE_OPTION,
     { name: "json", type: "boolean", summary: "print JSON for programs" },
   ],
   async run(args, io) {
@@ -60,7 +62,11 @@ disk that needs a driver the release cannot load at boot is left out
     // With a release, a disk whose driver chain needs a module it cannot load at boot is
     // unsupported (missing-driver:<module>), as install would see it.
     const missing = release ? await missingDriversOf(release) : undefined;
-    const disks = await inventoryDisks({ paths: args.operands, missingDrivers: missing });
+    const disks = await inventoryDisks({
+      paths: args.operands,
+      missingDrivers: missing,
+      ...sectorSizeOf(args.options),
+    });
     const result = planLayout({
       disks,
       manifest,

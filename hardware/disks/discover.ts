@@ -7,7 +7,7 @@ import { basename } from "node:path";
 import { usageError } from "../../common/errors.ts";
 import { orNull } from "../../common/or-null.ts";
 import { LOADER_GUID } from "../../formats/boot-interface.ts";
-import { parseGpt } from "../../formats/gpt.ts";
+import { type Gpt, parseGpt } from "../../formats/gpt.ts";
 import type { BlockDevice } from "../../tools/lsblk.ts";
 import { waitForStickDrivers } from "../stick-drivers.ts";
 import { readBlockDevices, readBlockDevicesAt } from "./block-devices.ts";
@@ -26,13 +26,17 @@ export type MissingDrivers = (disk: DiskFacts) => readonly string[];
 export async function discoverDisks(
   paths: readonly string[],
   missingDrivers?: MissingDrivers,
+  fileSectorSize?: number,
 ): Promise<DiskFacts[]> {
-  const facts = await discoverFacts(paths);
+  const facts = await discoverFacts(paths, fileSectorSize);
   if (!missingDrivers) return facts;
   return facts.map((f) => (f.kind === "block" ? { ...f, missingModules: missingDrivers(f) } : f));
 }
 
-async function discoverFacts(paths: readonly string[]): Promise<DiskFacts[]> {
+async function discoverFacts(
+  paths: readonly string[],
+  fileSectorSize: number | undefined,
+): Promise<DiskFacts[]> {
   // A disk named on the command line may sit behind a controller whose driver is loading.
   await waitForStickDrivers();
   const bootPartUuid = await findBootPartUuid();
@@ -42,14 +46,18 @@ async function discoverFacts(paths: readonly string[]): Promise<DiskFacts[]> {
     const disks = devices.filter((d) => d.type !== "loop" && d.type !== "rom");
     return Promise.all(disks.map((d) => blockFacts(d, bootPartUuid)));
   }
-  return Promise.all(paths.map((p) => pathFacts(p, bootPartUuid)));
+  return Promise.all(paths.map((p) => pathFacts(p, bootPartUuid, fileSectorSize)));
 }
 
-async function pathFacts(path: string, bootPartUuid: string | undefined): Promise<DiskFacts> {
+async function pathFacts(
+  path: string,
+  bootPartUuid: string | undefined,
+  fileSectorSize: number | undefined,
+): Promise<DiskFacts> {
   const info = await stat(path).catch(() => {
     throw usageError(`${path} does not exist`, "name a block device or an image file");
   });
-  if (info.isFile()) return fileFacts(path, info.size);
+  if (info.isFile()) return fileFacts(path, info.size, fileSectorSize);
   if (!info.isBlockDevice()) {
     throw usageError(
       `${path} is neither a block device nor an image file`,
@@ -65,19 +73,22 @@ async function pathFacts(path: string, bootPartUuid: string | undefined): Promis
   return blockFacts(device, bootPartUuid);
 }
 
-async function fileFacts(path: string, size: number): Promise<DiskFacts> {
+// An image file has no sector size of its own: the one it was told (`--sector-size`), else
+// the one its GPT was written in, so that a 4Kn layout made in a file reads back as one.
+async function fileFacts(path: string, size: number, told: number | undefined): Promise<DiskFacts> {
   const writable = await access(path, constants.W_OK).then(
     () => true,
     () => false,
   );
+  const sectorSize = told ?? (await gptOf(path))?.sectorSize ?? 512;
   return {
     path,
     name: basename(path),
     kind: "file",
     deviceType: "file",
     size,
-    logicalSectorSize: 512,
-    physicalSectorSize: 512,
+    logicalSectorSize: sectorSize,
+    physicalSectorSize: sectorSize,
     rotational: false,
     readOnly: !writable,
     removable: false,
@@ -152,15 +163,20 @@ async function loopDevicesBackedBy(path: string): Promise<string[]> {
 // Without udev (the stick) no PARTUUID is known: the disk's own GPT says whether it
 // holds the partition the firmware booted from.
 async function gptHolds(path: string, partUuid: string): Promise<boolean> {
+  const gpt = await gptOf(path);
+  return gpt?.entries.some((e) => e.uuid.toLowerCase() === partUuid) ?? false;
+}
+
+/** The primary GPT at the head of `path`, in 512- or 4096-byte sectors; undefined if none verifies. */
+async function gptOf(path: string): Promise<Gpt | undefined> {
   const handle = await open(path, "r").catch(() => undefined);
-  if (!handle) return false;
+  if (!handle) return undefined;
   try {
     const head = Buffer.alloc(64 * 1024);
     const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    const gpt = parseGpt(head.subarray(0, bytesRead));
-    return gpt?.entries.some((e) => e.uuid.toLowerCase() === partUuid) ?? false;
+    return parseGpt(head.subarray(0, bytesRead));
   } catch {
-    return false;
+    return undefined;
   } finally {
     await handle.close();
   }

@@ -18,11 +18,17 @@ export interface InventoryOptions {
    * needs a module the release cannot load at boot is `unsupported`.
    */
   readonly missingDrivers?: MissingDrivers;
+  /** An image file's logical sector size (`--sector-size`); else its GPT's, else 512. */
+  readonly fileSectorSize?: number;
 }
 
 /** Every disk of the machine, or exactly `paths`, each with its verdict and reasons. */
 export async function inventoryDisks(options: InventoryOptions = {}): Promise<Disk[]> {
-  const facts = await discoverDisks(options.paths ?? [], options.missingDrivers);
+  const facts = await discoverDisks(
+    options.paths ?? [],
+    options.missingDrivers,
+    options.fileSectorSize,
+  );
   const probes = await probeDisks(facts, options.held);
   return facts.map((f, i) => classifyDisk(f, probes[i] as ContentProbe, facts));
 }

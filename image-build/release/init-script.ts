@@ -177,9 +177,9 @@ modprobe -qa dm_mod dm_verity erofs 2>/dev/null
 # after it find their files gone and are the root's boot agent's, which loads every
 # device's driver by modalias and reads the disks they bring before it stages.
 modprobe -qa ${storage} 2>/dev/null &
-# The state partition's and the ESP's filesystems load while the slot is found: the root's
-# boot agent mounts them.
-modprobe -qa ext4 vfat nls_cp437 nls_ascii nls_utf8 2>/dev/null &
+# The ESP's filesystem loads while the slot is found: the root's boot agent mounts it (the
+# state partition's ext4 is the root's own module).
+modprobe -qa vfat nls_cp437 nls_ascii nls_utf8 2>/dev/null &
 filesystems=$!
 device=
 for round in $(seq 1 75); do

@@ -21,6 +21,10 @@ export function rootInit(fault: ReleaseFault | null): string {
 /bin/busybox --install -s /run/bin
 export PATH=/run/bin:/usr/bin
 mount -t tmpfs -o mode=1777 tmpfs /tmp
+# The kernel's own module requests (a filesystem at mount) go to the root's modprobe, and
+# the state partition's ext4 loads beside Node.js's start: the boot agent mounts it first.
+echo /run/bin/modprobe > /proc/sys/kernel/modprobe
+modprobe -qa ext4 crc32c_generic 2>/dev/null &
 
 ${CONSOLE_FUNCTIONS}${faultLines(fault)}
 node ${AGENT_START}

@@ -39,11 +39,23 @@ export const ROOT_NETWORK_MODULES: readonly string[] = [
   "vmxnet3", // VMware's paravirtual NIC
 ];
 
+/**
+ * The filesystems only the root's boot agent mounts (the state partition, an ext4 update
+ * medium): ext4 is 2.4 MB of modules that the initramfs, which finds and verifies the slot,
+ * does not need, and room there for the servers' storage drivers. The root's init starts
+ * loading them before the agent starts.
+ */
+export const ROOT_FILESYSTEM_MODULES: readonly string[] = [
+  "ext4",
+  "crc32c_generic", // ext4 asks the crypto API for crc32c at mount
+];
+
 /** Where the unpacked firmware packages put their files, the kernel's own path first. */
 const FIRMWARE_DIRS = ["lib/firmware", "usr/lib/firmware"];
 
 /**
- * Installs ROOT_NETWORK_MODULES (less `without` and what needs it) and their closure into
+ * Installs ROOT_FILESYSTEM_MODULES and ROOT_NETWORK_MODULES (less `without` and what needs
+ * it) and their closure into
  * the root tree's lib/modules/<kernel>/, indexed by depmod so that the root's busybox
  * modprobe loads them by name and by modalias.
  */
@@ -52,7 +64,12 @@ export async function installRootModules(
   tree: string,
   without: readonly string[],
 ): Promise<BootModules> {
-  return await installModules(inputs, tree, ROOT_NETWORK_MODULES, without);
+  return await installModules(
+    inputs,
+    tree,
+    [...ROOT_FILESYSTEM_MODULES, ...ROOT_NETWORK_MODULES],
+    without,
+  );
 }
 
 /**

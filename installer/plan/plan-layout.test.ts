@@ -357,7 +357,7 @@ describe("planLayout, for any disks and sizes", () => {
           ).toEqual(result);
           if (!result.ok) {
             expect(result.failure.reason).toMatch(
-              /^(NoEligibleDisk|DiskNotBlank|MissingDriver|DiskTooSmall)$/,
+              /^(NoEligibleDisk|DiskNotBlank|MissingDriver|DiskTooSmall|SectorSizeUnsupported)$/,
             );
             return;
           }
@@ -376,12 +376,53 @@ describe("planLayout, for any disks and sizes", () => {
             expect(end).toBeLessThanOrEqual(Math.floor(d.size / MIB) * MIB - MIB);
           }
           const system = result.layout.disks[0];
+          // FAT32 in 4 KiB sectors needs 260 MiB: a smaller ESP there would never boot.
+          if (system?.sectorSize === 4096)
+            expect(system.partitions[0]?.size).toBeGreaterThanOrEqual(260 * MIB);
           expect(
             system?.partitions.find((p) => p.label === "liken-a")?.size,
           ).toBeGreaterThanOrEqual(m.slot);
         },
       ),
       { numRuns: 300 },
+    );
+  });
+
+  it("refuses a 4Kn disk whose ESP would be too small for FAT32, and takes a 512-byte one", () => {
+    const small = { ...manifest, layout: { ...manifest.layout, esp: 256 * MIB } };
+    const fourK = disk("/dev/nvme0n1", 64 * GIB, "blank", { logicalSectorSize: 4096 });
+    const refused = planLayout({
+      disks: [fourK],
+      manifest: small,
+      machine: "leader-1",
+      wipe: false,
+      newInstallId: ID,
+    });
+    expect(refused.ok || refused.failure).toMatchObject({
+      reason: "SectorSizeUnsupported",
+      message:
+        "no eligible disk can boot this layout: /dev/nvme0n1 has 4096-byte sectors, where an ESP of 256 MiB is too small for FAT32 (at least 260 MiB)",
+      hint: 'set [layout] esp to at least "260MiB" in the manifest, or attach a disk with 512-byte sectors',
+    });
+    const other = disk("/dev/sda", 64 * GIB, "blank");
+    const taken = planLayout({
+      disks: [fourK, other],
+      manifest: small,
+      machine: "leader-1",
+      wipe: false,
+      newInstallId: ID,
+    });
+    expect(taken.ok && taken.layout.disks[0]?.path).toBe("/dev/sda");
+    const weird = disk("/dev/sdc", 64 * GIB, "blank", { logicalSectorSize: 520 });
+    const none = planLayout({
+      disks: [weird],
+      manifest,
+      machine: "leader-1",
+      wipe: false,
+      newInstallId: ID,
+    });
+    expect(none.ok || none.failure.message).toBe(
+      "no eligible disk can boot this layout: /dev/sdc has 520-byte sectors: UEFI firmware boots only from 512- and 4096-byte sectors",
     );
   });
 

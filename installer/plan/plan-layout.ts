@@ -21,6 +21,18 @@ import type {
 /** The smallest partition a storage role gets, "rest" included. */
 export const MIN_ROLE_SIZE = 64 * MIB;
 
+/**
+ * The smallest ESP on a disk of 4096-byte sectors. The ESP is FAT32 with one sector a
+ * cluster in the disk's own sector size (the kernel and the firmware mount a FAT only in
+ * the disk's logical block size), and FAT32 needs 65,525 clusters: 256 MiB of 4 KiB sectors
+ * falls short, which firmware reads as FAT16 and rejects. 260 MiB is also the size
+ * Microsoft gives for the ESP of 4Kn drives.
+ */
+export const MIN_ESP_4KN = 260 * MIB;
+
+/** The logical sector sizes UEFI boots from and the install lays out in. */
+const SECTOR_SIZES = [512, 4096];
+
 export interface PlanInput {
   readonly disks: readonly Disk[];
   readonly manifest: Manifest;
@@ -107,7 +119,7 @@ export function planLayout(input: PlanInput): PlanResult {
     manifest.layout.state,
   ].map(alignUp);
   const systemNeed = systemSizes.reduce((a, b) => a + b, 0);
-  const picked = pickSystemDisk(pool, machine, systemNeed, resumed.length > 0);
+  const picked = pickSystemDisk(pool, machine, systemNeed, manifest.layout.esp, resumed.length > 0);
   if ("failure" in picked)
     return fail(picked.failure.reason, picked.failure.message, picked.failure.hint, [
       ...leftOut,
@@ -229,6 +241,7 @@ function pickSystemDisk(
   pool: readonly Candidate[],
   machine: Machine,
   need: number,
+  esp: number,
   resuming: boolean,
 ): Picked {
   if (resuming) {
@@ -243,12 +256,18 @@ function pickSystemDisk(
   const selector = machine.system_disk;
   const matching = selector ? pool.filter((c) => matchesSelector(c.disk, selector)) : pool;
   const tooSmall: LeftOutDisk[] = [];
+  const unbootable: LeftOutDisk[] = [];
   for (const c of matching) {
+    const sectors = sectorProblem(c.disk, esp);
+    if (sectors && usable(c.disk) >= need) {
+      unbootable.push(leftOutAs(c.disk, sectors));
+      continue;
+    }
     if (usable(c.disk) >= need) {
       const why = selector
         ? `${c.disk.path} is the first eligible disk matching system_disk ${describeSelector(selector)}`
         : `${c.disk.path} is the first eligible disk in stable order (transport, serial, WWN, path)`;
-      return { candidate: c, why, tooSmall };
+      return { candidate: c, why, tooSmall: [...unbootable, ...tooSmall] };
     }
     tooSmall.push(
       leftOutAs(
@@ -266,6 +285,19 @@ function pickSystemDisk(
         considered: pool.map((c) =>
           leftOutAs(c.disk, `does not match system_disk ${describeSelector(selector)}`),
         ),
+      },
+    };
+  }
+  const [unbootableDisk] = unbootable;
+  if (unbootableDisk) {
+    return {
+      failure: {
+        reason: "SectorSizeUnsupported",
+        message: `no eligible disk can boot this layout: ${unbootableDisk.path} ${unbootableDisk.why}`,
+        hint: unbootableDisk.why.includes("ESP")
+          ? `set [layout] esp to at least "${MIN_ESP_4KN / MIB}MiB" in the manifest, or attach a disk with 512-byte sectors`
+          : "attach a disk with 512- or 4096-byte sectors (a SAS drive formatted with 520 or 528 for a storage array must be formatted again)",
+        considered: unbootable,
       },
     };
   }
@@ -394,6 +426,16 @@ class DiskBuilder {
       free: this.free(),
     };
   }
+}
+
+// Why the firmware could not boot the system partitions from this disk; undefined when it can.
+function sectorProblem(d: Disk, esp: number): string | undefined {
+  const sector = d.logicalSectorSize;
+  if (!SECTOR_SIZES.includes(sector))
+    return `has ${sector}-byte sectors: UEFI firmware boots only from 512- and 4096-byte sectors`;
+  if (sector === 4096 && esp < MIN_ESP_4KN)
+    return `has 4096-byte sectors, where an ESP of ${formatSizeShort(esp)} is too small for FAT32 (at least ${formatSizeShort(MIN_ESP_4KN)})`;
+  return undefined;
 }
 
 function usable(d: Disk): number {

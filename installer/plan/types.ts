@@ -70,6 +70,7 @@ export type PlanFailureReason =
   | "DiskNotBlank"
   | "DiskNotLiken"
   | "DiskTooSmall"
+  | "SectorSizeUnsupported"
   | "MissingDriver"
   | "ReleaseTooLarge";
 

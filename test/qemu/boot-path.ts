@@ -6,7 +6,7 @@ import { copyFile, mkdir, readdir, rm, stat, truncate, writeFile } from "node:fs
 import { join } from "node:path";
 import { buildGptImage } from "../../image-build/gpt-image.ts";
 import { makeExt4 } from "../../tools/mkfs.ts";
-import type { OvmfKind, VmNic } from "../../tools/qemu.ts";
+import type { OvmfKind, VmDisk, VmNic } from "../../tools/qemu.ts";
 import { cli } from "../cli.ts";
 import { sparseFile } from "../disk-files.ts";
 import { startVm, type Vm } from "./harness.ts";
@@ -20,8 +20,9 @@ export async function installedDisk(
   dir: string,
   release: string,
   manifest = MANIFEST,
+  options: { sectorSize?: 512 | 4096; name?: string } = {},
 ): Promise<string> {
-  const disk = await sparseFile(join(dir, "disk.img"), 4 * 1024 * MIB);
+  const disk = await sparseFile(join(dir, options.name ?? "disk.img"), 4 * 1024 * MIB);
   const result = await cli([
     "install",
     "--manifest",
@@ -30,6 +31,9 @@ export async function installedDisk(
     "leader-1",
     "--release",
     release,
+    ...(options.sectorSize ? ["--sector-size", String(options.sectorSize)] : []),
+    "--status-file",
+    join(dir, "install-status.json"),
     disk,
   ]);
   if (result.code !== 0) throw new Error(`install failed: ${result.stderr}`);
@@ -97,12 +101,14 @@ export function bootMachine(
     machine?: "q35" | "pc";
     nics?: readonly VmNic[];
     firmware?: OvmfKind;
+    /** The disk's bus and block sizes (virtio with 512-byte blocks by default). */
+    as?: Omit<VmDisk, "path">;
   } = {},
 ): Promise<Vm> {
-  const { medium, ...rest } = options;
+  const { medium, as, ...rest } = options;
   return startVm({
     disks: [
-      { path: disk, bus: "virtio" },
+      { bus: "virtio", ...as, path: disk },
       ...(medium ? [{ path: medium, bus: "virtio" as const }] : []),
     ],
     relaunchOnReboot: true,
