@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BUNDLE, cli } from "../test/cli.ts";
-import { contentDigest } from "../test/disk-files.ts";
+import { contentDigest, sparseFile } from "../test/disk-files.ts";
 import { makeTestRelease } from "../test/release-fixture.ts";
 import { run } from "../tools/exec.ts";
 import {
@@ -46,6 +46,16 @@ async function blankDisk(): Promise<string> {
 }
 
 const sha256 = contentDigest;
+
+/** The text as a pattern in which every space may be any whitespace: a wrapped line matches. */
+function loose(text: string): RegExp {
+  return new RegExp(
+    text
+      .split(" ")
+      .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+      .join("\\s+"),
+  );
+}
 
 interface MenuOptions {
   readonly cols?: number;
@@ -258,6 +268,62 @@ describe("install as", () => {
     });
     expect(await sha256(disk)).toBe(before);
   }, 120_000);
+});
+
+describe("a machine with 24 disks", () => {
+  let jbod: string;
+  let files: string[];
+
+  // As a JBOD's disks read: sorted by name, the two written (07 the system disk, too small
+  // for the role "data", which goes to 15) sit among disks holding data (GPT, ext4 on 05 and
+  // 10), two too small to be a target (04, 12) and a blank one the layout does not need (20).
+  const MIB_OF: Readonly<Record<number, number>> = { 4: 256, 7: 1536, 12: 256, 15: 2560, 20: 2560 };
+  const BLANK = [4, 7, 12, 15, 20];
+  beforeAll(async () => {
+    jbod = join(dir, "jbod");
+    await mkdir(jbod);
+    files = [];
+    for (let i = 1; i <= 24; i++) {
+      const file = join(jbod, `disk-${String(i).padStart(2, "0")}.img`);
+      await sparseFile(file, (MIB_OF[i] ?? 1024) * MIB);
+      if (i === 5 || i === 10) await run("mkfs.ext4", ["-q", "-F", file]);
+      else if (!BLANK.includes(i))
+        await run("sfdisk", ["-q", file], { input: "label: gpt\nsize=100M\n" });
+      files.push(file);
+    }
+  }, 60_000);
+
+  it.each([
+    [80, 24],
+    [100, 30],
+  ])(
+    "shows the disks written and the question at %ix%i, the rest counted",
+    async (cols, rows) => {
+      await withMenu(files, { cols, rows }, async (pane) => {
+        await pane.waitFor(MAIN);
+        await pane.keys("Enter");
+        const disk = (n: string) => join(jbod, `disk-${n}.img`);
+        // At 80 columns a disk's line wraps: any run of spaces may be a line break.
+        const screen = await pane.waitFor(
+          "It writes 2 disks:",
+          loose(`${disk("07")} 1.5 GiB system disk, role scratch, written from blank`),
+          loose(`${disk("15")} 2.5 GiB storage disk, role data, written from blank`),
+          "Left out: 22 disks (19 foreign, 2 ineligible, 1 blank), each with why below.",
+          "Install as leader-1? Nothing is written until you choose Yes.",
+          "> No, back to the menu",
+        );
+        const lines = screen.split("\n");
+        expect(lines).toHaveLength(rows);
+        expect(lines.at(-3)).toBe("> No, back to the menu");
+        expect(lines.at(-2)).toBe("  Yes, install as leader-1");
+        for (const line of lines) expect(line.length).toBeLessThan(cols);
+        if (cols === 80) await pane.keep("confirm-install-24-disks");
+        await pane.keys("Escape");
+        await pane.waitFor(MAIN);
+      });
+    },
+    120_000,
+  );
 });
 
 describe("wipe and reinstall as", () => {

@@ -3,8 +3,9 @@
 import { formatSizeShort } from "../common/size.ts";
 import type { Disk } from "../hardware/disks/index.ts";
 import { renderDisks } from "../hardware/disks/render.ts";
-import { renderLayout, renderPlanFailure } from "../installer/plan/render.ts";
+import { renderPlanFailure } from "../installer/plan/render.ts";
 import type { Layout } from "../installer/plan/types.ts";
+import { layoutText } from "./layout-text.ts";
 import { failedStep } from "./steps.ts";
 import { percent, progressBar, rate, sentence, utcMinute } from "./text.ts";
 import type { InstallRun, MenuData, Model, Screen } from "./types.ts";
@@ -138,13 +139,14 @@ export function bodyOf(model: Model): string[] {
       ];
     }
     case "confirm-install":
-      return lines(renderLayout(screen.layout));
+      return layoutText(screen.layout);
     case "confirm-wipe":
       return [
         ...erasedText(screen.machine, screen.layout, data.disks),
+        // The plan's first line says it writes after the erase: on a machine with many disks
+        // a line more here would push a written disk below the screen.
         "",
-        "Then it writes:",
-        ...lines(renderLayout(screen.layout)),
+        ...layoutText(screen.layout),
       ];
     case "type-name": {
       const erased = screen.layout.disks.filter((d) => d.action === "erase-and-write");
