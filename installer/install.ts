@@ -12,6 +12,7 @@ import { LikenError } from "../common/errors.ts";
 import { MIB } from "../common/size.ts";
 import { CLAIM_HEAD_OFFSET, claimTailOffset, encodeClaim } from "../formats/claim.ts";
 import { parseGpt } from "../formats/gpt.ts";
+import { encodeGpt } from "../formats/gpt-encode.ts";
 import { journalHeader } from "../formats/journal-header.ts";
 import { type ReleaseInfo, requireRelease, verifyRelease } from "../formats/release.ts";
 import { hashRegion, writeImage, zeroRegion } from "../formats/write-image.ts";
@@ -348,18 +349,32 @@ class InstallRun {
 
   private async partition(): Promise<void> {
     for (const planned of this.plannedDisks()) {
-      await this.handle(planned.path).file.sync();
-      await writeGpt(planned.path, {
-        id: planned.tableId,
-        sectorSize: planned.sectorSize,
-        entries: planned.partitions.map((p) => ({
-          start: p.start,
-          size: p.size,
-          typeGuid: p.typeGuid,
-          uuid: p.uuid,
-          name: p.label,
-        })),
-      });
+      const { file } = this.handle(planned.path);
+      await file.sync();
+      const entries = planned.partitions.map((p) => ({
+        start: p.start,
+        size: p.size,
+        typeGuid: p.typeGuid,
+        uuid: p.uuid,
+        name: p.label,
+      }));
+      // sfdisk 2.38 lays out a file in 512-byte sectors only (formats/gpt-encode.ts).
+      if (planned.kind === "file" && planned.sectorSize !== 512) {
+        const gpt = encodeGpt({
+          diskSize: planned.size,
+          sectorSize: planned.sectorSize,
+          diskGuid: planned.tableId,
+          entries,
+        });
+        await file.write(gpt.head, 0, gpt.head.length, 0);
+        await file.write(gpt.tail, 0, gpt.tail.length, gpt.tailOffset);
+        await file.sync();
+      } else
+        await writeGpt(planned.path, {
+          id: planned.tableId,
+          sectorSize: planned.sectorSize,
+          entries,
+        });
     }
   }
 
