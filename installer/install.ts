@@ -447,6 +447,7 @@ class InstallRun {
       installedAt: claim.createdAt,
       partUuid: state.uuid,
       status,
+      sectorSize: system.sectorSize,
     });
     await writeImage(this.handle(system.path).file, image, state.start);
     await rm(image);

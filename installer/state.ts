@@ -19,6 +19,8 @@ export interface StateInput {
   readonly installedAt: number;
   readonly partUuid: string;
   readonly status: InstallerStatus;
+  /** The disk's logical sector size: ext4's blocks may not be smaller (mkfs picks 1 KiB here). */
+  readonly sectorSize: number;
 }
 
 /** Where each file lives on the state partition (docs/install.md lists them). */
@@ -68,5 +70,6 @@ export async function buildState(input: StateInput): Promise<void> {
     uuid: input.partUuid.toLowerCase(),
     fromDir: root,
     epoch: input.installedAt,
+    ...(input.sectorSize > 1024 ? { blockSize: input.sectorSize } : {}),
   });
 }

@@ -31,12 +31,14 @@ export async function makeVfat(
 /** An ext4 filesystem filling `file`, populated from `fromDir`. */
 export async function makeExt4(
   file: string,
-  options: { label: string; uuid: string; fromDir: string; epoch: number },
+  options: { label: string; uuid: string; fromDir: string; epoch: number; blockSize?: number },
 ): Promise<void> {
   await run(
     "mkfs.ext4",
     [
       "-q",
+      // a filesystem's blocks are at least the disk's sectors (the kernel refuses 1 KiB on 4Kn)
+      ...(options.blockSize ? ["-b", String(options.blockSize)] : []),
       "-F", // it is a file, not a device: do not ask
       "-L",
       options.label,
