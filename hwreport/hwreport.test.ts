@@ -17,7 +17,8 @@ import { parseManifest } from "../manifest/index.ts";
 import type { Manifest } from "../manifest/types.ts";
 import { tinyPe } from "../test/fixtures/tiny-pe.ts";
 import { type Inventory, readFirmware, readInventory, withDeadline } from "./inventory.ts";
-import { renderReport } from "./render.ts";
+import { pciIdsFiles } from "./pci-names.ts";
+import { renderController, renderReport } from "./render.ts";
 import { buildReport } from "./report.ts";
 
 const FIXTURES = new URL("./fixtures/", import.meta.url).pathname;
@@ -677,5 +678,43 @@ describe("the release's signature against the firmware's db", () => {
     const off = await report(await firmwareRoot(0, 0), null);
     expect(off.release?.signature).toMatchObject({ secureBoot: "disabled", verdict: "unsigned" });
     expect(off.problems.map((p) => p.code)).not.toContain("release-not-trusted");
+  });
+});
+
+describe("a controller's names", () => {
+  const megaraid = {
+    driver: "megaraid_sas",
+    vendorId: "1000",
+    deviceId: "0079",
+    subsystemVendorId: "1028",
+    subsystemDeviceId: "1f17",
+    vendor: "Broadcom / LSI",
+    device: "MegaRAID SAS 2108 [Liberator]",
+    subsystem: "Dell PERC H700 Integrated",
+  };
+
+  it("read as the driver, then what pci.ids calls the device, then the card", () => {
+    expect(renderController(megaraid)).toBe(
+      "megaraid_sas (Broadcom / LSI MegaRAID SAS 2108 [Liberator]; Dell PERC H700 Integrated)",
+    );
+    expect(renderController({ ...megaraid, subsystem: null, device: null })).toBe(
+      "megaraid_sas (Broadcom / LSI)",
+    );
+    expect(renderController({ ...megaraid, subsystem: null, device: null, vendor: null })).toBe(
+      "megaraid_sas",
+    );
+    expect(renderController({ ...megaraid, driver: null, subsystem: null })).toBe(
+      "no driver (Broadcom / LSI MegaRAID SAS 2108 [Liberator])",
+    );
+  });
+
+  it("come from the host's pci.ids first, then the stick's beside the bundle, then a build's in dist/", () => {
+    const files = pciIdsFiles();
+    expect(files.slice(0, 2)).toEqual(["/usr/share/misc/pci.ids", "/usr/share/hwdata/pci.ids"]);
+    // From the sources, "beside the bundle" is this folder, and the checkout's dist/ follows.
+    expect(files.slice(2)).toEqual([
+      new URL("./pci.ids", import.meta.url).pathname,
+      new URL("../dist/pci.ids", import.meta.url).pathname,
+    ]);
   });
 });

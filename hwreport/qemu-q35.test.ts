@@ -8,11 +8,13 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { BootModules } from "../formats/boot-modules.ts";
+import { lookupPciNames, parsePciIds } from "../formats/pci-ids.ts";
 import { bootPathOf, busOf, judgeChain, missingOf, modulesOf } from "../hardware/boot-path.ts";
 import { classifyDisk } from "../hardware/disks/classify.ts";
 import type { ContentProbe, Disk, DiskFacts, MissingDrivers } from "../hardware/disks/index.ts";
 import { findMissingDrivers } from "../hardware/missing-drivers.ts";
 import { findDisks, findNics } from "../hardware/sysfs.ts";
+import { renderReport } from "./render.ts";
 import { buildReport } from "./report.ts";
 
 const FIXTURES = new URL("./fixtures/", import.meta.url).pathname;
@@ -305,5 +307,95 @@ describe("the report on the stick in the QEMU q35 guest", async () => {
       ["sdb", "ineligible", ["usb_storage", "usbcore", "xhci_pci"]],
       ["vda", "blank", []],
     ]);
+  });
+});
+
+describe("the controllers of the QEMU q35 guest's disks and NICs", async () => {
+  // An excerpt of Debian 12's pci.ids, as the report on "/" reads one (hwreport/pci-names.ts).
+  const pciIds = await readFile(join(FIXTURES, "pci.ids"), "utf8");
+  const asked: unknown[] = [];
+  const report = await buildReport({
+    root: ROOT,
+    inventory: async () => ({ system: null, cpu: null, memory: null, problems: [] }),
+    disks: async () => [],
+    pciNames: (ids) => {
+      asked.push(...ids);
+      return lookupPciNames(pciIds, ids);
+    },
+  });
+  const controller = (name: string) =>
+    (report.disks.find((d) => d.name === name) ?? report.nics.find((n) => n.kernelName === name))
+      ?.controller;
+
+  it("is the first PCI device of each chain, named by pci.ids, looked up once for all", () => {
+    expect(controller("nvme0n1")).toEqual({
+      driver: "nvme",
+      vendorId: "1b36",
+      deviceId: "0010",
+      subsystemVendorId: "1af4",
+      subsystemDeviceId: "1100",
+      vendor: "Red Hat, Inc.",
+      device: "QEMU NVM Express Controller",
+      subsystem: null,
+    });
+    expect(controller("sda")).toMatchObject({
+      driver: "ahci",
+      vendor: "Intel Corporation",
+      device: "82801IR/IO/IH (ICH9R/DO/DH) 6 port SATA Controller [AHCI mode]",
+      subsystem: "Red Hat, Inc. QEMU Virtual Machine",
+    });
+    // The stick on USB: the host controller it hangs off.
+    expect(controller("sdb")).toMatchObject({
+      driver: "xhci_hcd",
+      vendorId: "1b36",
+      deviceId: "000d",
+    });
+    expect(controller("vda")).toMatchObject({
+      driver: "virtio-pci",
+      device: "Virtio block device",
+    });
+    expect(controller("eth0")).toMatchObject({
+      driver: "e1000e",
+      device: "82574L Gigabit Network Connection",
+    });
+    expect(asked).toHaveLength(6);
+  });
+
+  it("reads in the text as the driver, then the vendor, the device and the card", () => {
+    const text = renderReport(report);
+    expect(text).toContain(
+      "  sda  16 GiB  sata  QEMU HARDDISK\n    controller  ahci (Intel Corporation 82801IR/IO/IH (ICH9R/DO/DH) 6 port SATA Controller [AHCI mode]; Red Hat, Inc. QEMU Virtual Machine)\n    drivers     sd (sd_mod) < ahci (ahci)\n",
+    );
+    expect(text).toContain("    controller  nvme (Red Hat, Inc. QEMU NVM Express Controller)\n");
+    expect(text).toMatch(
+      /\n {4}controller {2}e1000e \(Intel Corporation 82574L Gigabit Network Connection\)\n/,
+    );
+  });
+
+  it("is the vendor alone where pci.ids lacks the device, and the driver alone where it lacks both", async () => {
+    const names = parsePciIds(pciIds);
+    const partial = await buildReport({
+      root: ROOT,
+      inventory: async () => ({ system: null, cpu: null, memory: null, problems: [] }),
+      disks: async () => [],
+      pciNames: () => ({ ...names, devices: {} }),
+    });
+    const text = renderReport(partial);
+    expect(text).toContain("    controller  nvme (Red Hat, Inc.)\n");
+    // A tree other than "/" is not this machine: its names are none, unless given.
+    const none = await buildReport({
+      root: ROOT,
+      inventory: async () => ({ system: null, cpu: null, memory: null, problems: [] }),
+      disks: async () => [],
+    });
+    expect(none.disks.find((d) => d.name === "nvme0n1")?.controller).toMatchObject({
+      driver: "nvme",
+      vendorId: "1b36",
+      deviceId: "0010",
+      vendor: null,
+      device: null,
+      subsystem: null,
+    });
+    expect(renderReport(none)).toContain("    controller  nvme\n");
   });
 });

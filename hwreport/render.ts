@@ -2,7 +2,14 @@
 // CPU and memory, disks, NICs and ports, and the proposed layout.
 import { formatSizeShort } from "../common/size.ts";
 import { renderLayout, renderPlanFailure } from "../installer/plan/render.ts";
-import type { ChainLevel, DiskReport, HwReport, NicReport, ReleaseSignature } from "./types.ts";
+import type {
+  ChainLevel,
+  ControllerReport,
+  DiskReport,
+  HwReport,
+  NicReport,
+  ReleaseSignature,
+} from "./types.ts";
 
 export function renderReport(r: HwReport): string {
   return [
@@ -90,6 +97,18 @@ export function renderChain(chain: readonly ChainLevel[]): string {
     .join(" < ");
 }
 
+/**
+ * `megaraid_sas (Broadcom / LSI MegaRAID SAS 2108 [Liberator]; Dell PERC H700 Integrated)`:
+ * the driver, then what pci.ids calls the device and, after a semicolon, the card; the
+ * driver alone where pci.ids names neither vendor nor device.
+ */
+export function renderController(c: ControllerReport): string {
+  const driver = c.driver ?? "no driver";
+  const what = [c.vendor, c.device].filter(Boolean).join(" ");
+  if (!what) return driver;
+  return `${driver} (${what}${c.subsystem ? `; ${c.subsystem}` : ""})`;
+}
+
 function bootLine(d: DiskReport, r: HwReport): string {
   if (!r.release) return "boot path   not judged (no --release)";
   if (d.missingModules && d.missingModules.length > 0)
@@ -103,6 +122,7 @@ function disks(r: HwReport): string {
     "Disks",
     r.disks.flatMap((d) => [
       `${d.name}  ${formatSizeShort(d.size)}  ${d.bus ?? "unknown bus"}${d.model ? `  ${d.model}` : ""}${d.serial ? `  serial ${d.serial}` : ""}${d.removable ? "  removable" : ""}${d.readOnly ? "  read-only" : ""}`,
+      ...(d.controller ? [`  controller  ${renderController(d.controller)}`] : []),
       `  drivers     ${renderChain(d.chain)}`,
       `  ${bootLine(d, r)}`,
       `  verdict     ${d.verdict ?? "not classified"}${d.reasons.length ? ` (${d.reasons.join(", ")})` : ""}`,
@@ -119,6 +139,7 @@ function nicLines(n: NicReport): string[] {
   );
   return [
     `${n.name}${kernel}  ${or(n.mac, "no MAC")}  ${renderChain(n.chain)}  ${link}`,
+    ...(n.controller ? [`  controller  ${renderController(n.controller)}`] : []),
     ...firmware,
   ];
 }

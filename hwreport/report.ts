@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import { basename } from "node:path";
 import { PORT_WAIT_SECONDS } from "../formats/boot-interface.ts";
 import type { BootModules } from "../formats/boot-modules.ts";
+import { NO_PCI_NAMES, type PciIds, type PciNames } from "../formats/pci-ids.ts";
 import { signerVerdict } from "../formats/pe-signer.ts";
 import {
   type BootPath,
@@ -23,7 +24,9 @@ import { waitForStickDrivers } from "../hardware/stick-drivers.ts";
 import { findDisks, findNics } from "../hardware/sysfs.ts";
 import { planLayout } from "../installer/plan/plan-layout.ts";
 import type { Manifest } from "../manifest/types.ts";
+import { controllerIds, controllerOf } from "./controller.ts";
 import { type Inventory, readInventory } from "./inventory.ts";
+import { systemPciNames } from "./pci-names.ts";
 import {
   type DiskReport,
   HWREPORT_SCHEMA,
@@ -56,6 +59,8 @@ export interface ReportInput {
   readonly disks?: (missingModules: MissingDrivers | undefined) => Promise<Disk[]>;
   /** The kernel's log, for the firmware files drivers asked for; /dev/kmsg's on "/". */
   readonly kernelLog?: () => Promise<readonly string[]>;
+  /** The names of the controllers' PCI ids: the machine's on "/" (hwreport/pci-names.ts), none elsewhere. */
+  readonly pciNames?: (ids: readonly PciIds[]) => PciNames;
   readonly now?: Date;
   readonly newInstallId?: string;
 }
@@ -79,6 +84,13 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
     readLog().catch(() => [] as string[]),
   ]);
   const asked = firmwareRequests(log);
+  const lookup = input.pciNames ?? (root === "/" ? systemPciNames : () => NO_PCI_NAMES);
+  const pciNames = lookup(
+    [...sysDisks, ...sysNics].flatMap((x) => {
+      const ids = controllerIds(x.chain);
+      return ids ? [ids] : [];
+    }),
+  );
   const problems: Problem[] = [...inventory.problems];
 
   const judged = sysDisks.map((d) => {
@@ -114,6 +126,7 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
       removable: d.removable,
       readOnly: d.readOnly,
       bus: busOf(d.chain),
+      controller: controllerOf(d.chain, pciNames),
       chain,
       modules: modulesOf(chain),
       missingModules: missing,
@@ -153,6 +166,7 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
       carrier: n.carrier,
       speed: n.speed,
       operstate: n.operstate,
+      controller: controllerOf(n.chain, pciNames),
       chain,
       firmware: (asked.get(basename(own?.device ?? "")) ?? []).map((file) => ({
         file,

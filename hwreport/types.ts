@@ -19,6 +19,8 @@ export interface DiskReport {
   readonly readOnly: boolean;
   /** `nvme`, `sata`, `usb`, `virtio`, `scsi`, `mmc`, or null: read from the chain. */
   readonly bus: string | null;
+  /** The PCI device the chain reaches first; null for a virtual device. */
+  readonly controller: ControllerReport | null;
   /** From the disk itself up to the PCI root. Empty for a virtual device. */
   readonly chain: readonly ChainLevel[];
   /** The modules the chain needs, in chain order (built-ins included). */
@@ -28,6 +30,25 @@ export interface DiskReport {
   /** The disk inventory's verdict and reasons (`disks --json`); null when it did not run. */
   readonly verdict: Verdict | null;
   readonly reasons: readonly string[];
+}
+
+/**
+ * A disk's or NIC's controller: the first PCI device of its chain, with what pci.ids calls
+ * it (docs/hwreport.md says which pci.ids). Ids are 4 lower-case hex digits.
+ */
+export interface ControllerReport {
+  /** Its bound driver (`megaraid_sas`), null when none is bound. */
+  readonly driver: string | null;
+  readonly vendorId: string;
+  readonly deviceId: string;
+  readonly subsystemVendorId: string;
+  readonly subsystemDeviceId: string;
+  /** `Broadcom / LSI`; null when pci.ids does not name the vendor. */
+  readonly vendor: string | null;
+  /** `MegaRAID SAS 2108 [Liberator]`; null when pci.ids does not name the device. */
+  readonly device: string | null;
+  /** The card as its maker names it, as lspci prints it: `Dell PERC H700 Integrated`; or null. */
+  readonly subsystem: string | null;
 }
 
 export interface NicReport {
@@ -54,6 +75,8 @@ export interface NicReport {
   /** Mbit/s; null when the kernel does not say (no link, virtual NICs). */
   readonly speed: number | null;
   readonly operstate: string | null;
+  /** The NIC's PCI device (or the one its USB adapter hangs off); null for none. */
+  readonly controller: ControllerReport | null;
   readonly chain: readonly ChainLevel[];
   /** Firmware files its driver asked this kernel for (the kernel's log), as the release has them. */
   readonly firmware: readonly { readonly file: string; readonly carried: boolean | null }[];

@@ -23,6 +23,7 @@ import { LikenError } from "../../common/errors.ts";
 import { MIB } from "../../common/size.ts";
 import { loaderConf } from "../../formats/boot-entries.ts";
 import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
+import { STICK_PCI_IDS } from "../../formats/pci-ids.ts";
 import type { Verity } from "../../formats/release.ts";
 import { requireRelease } from "../../formats/release.ts";
 import { createBmap } from "../../tools/bmaptool.ts";
@@ -42,6 +43,7 @@ import {
   requireNodeBinary,
   stickModules,
 } from "../inputs/index.ts";
+import { writeStickPciIds } from "../inputs/pci-names.ts";
 import { installModules } from "../modules-install.ts";
 import { nodeReadAhead } from "../node-read-ahead.ts";
 import { enrollmentFiles, type StickSigning } from "../secure-boot/enrollment.ts";
@@ -463,6 +465,8 @@ async function buildStickRoot(
     start: STICK_START,
     workDir,
   });
+  // The report's PCI names, trimmed to what the stick's drivers bind, beside the bundle.
+  await writeStickPciIds(inputs.root, join(tree, dirname(STICK_BUNDLE).slice(1), STICK_PCI_IDS));
   await writeFile(
     join(tree, "usr/bin/liken-stick"),
     `#!/bin/sh\nLIKEN_STICK=1 exec /usr/bin/node ${STICK_START} "$@"\n`,
