@@ -62,3 +62,17 @@ it("a 4Kn NVMe system disk boots 1.0.0, and returns to it after a trial that pan
   expect(after.crashes[0]?.release).toBe("2.0.0");
   expect(after.slots.b).toMatchObject({ version: "2.0.0", hashMatches: true });
 }, 1_200_000);
+
+it("a 4Kn virtio disk and a 512e one (512-byte logical, 4096-byte physical blocks) boot 1.0.0", async () => {
+  for (const [name, sectorSize, as] of [
+    ["virtio-4kn.img", 4096, { bus: "virtio", logicalBlockSize: 4096, physicalBlockSize: 4096 }],
+    ["virtio-512e.img", 512, { bus: "virtio", logicalBlockSize: 512, physicalBlockSize: 4096 }],
+  ] as const) {
+    const manifest = sectorSize === 4096 ? MANIFEST_4KN : undefined;
+    const disk = await installedDisk(dir, v1, manifest, { sectorSize, name });
+    const vm = await bootMachine(disk, { as });
+    expect(await vm.waitFor(/^liken 1\.0\.0 slot a up$/, BOOT_MS)).toBe("liken 1.0.0 slot a up");
+    await vm.stop();
+    expect((await inspect(disk)).status).toMatchObject({ phase: "Running", slot: "a" });
+  }
+}, 1_200_000);
