@@ -1,7 +1,7 @@
 // What the stick sees of a server's disks, from the default stick, unattended as leader-1:
-// - one disk image reached through two LSI SAS HBAs (mptsas1068) with the same serial and
-//   WWN, a dual-ported SAS drive: both paths read `multipath`, neither is written, and the
-//   image is byte-identical afterwards;
+// - one disk image reached through two SCSI controllers (virtio-scsi) with the same serial
+//   and WWN, as a dual-ported SAS drive on two HBAs is: both paths read `multipath`, neither
+//   is written, and the image is byte-identical afterwards;
 // - a serial and a WWN on every bus, from sysfs (the stick has no udev): SCSI behind
 //   megasas-gen2, SATA behind AHCI, NVMe and virtio, in `disks --json` in the shell that
 //   the refused install leaves;
@@ -42,7 +42,7 @@ interface Listed {
   readonly transport?: string;
 }
 
-it("never writes a disk reached through two HBAs, and shows serial and WWN on every bus", async () => {
+it("never writes a disk reached through two controllers, and shows serial and WWN on every bus", async () => {
   // Large enough for leader-1: only its two paths keep it from being the system disk. The
   // others are blank and too small for leader-1's system partitions, so the install refuses.
   const shared = await sparseFile(join(dir, "dual-port.img"), 32 * GIB);
@@ -52,8 +52,8 @@ it("never writes a disk reached through two HBAs, and shows serial and WWN on ev
   const vm = await startVm({
     stick,
     disks: [
-      { path: shared, bus: "mptsas", ...sas },
-      { path: shared, bus: "mptsas", ...sas, secondPath: true },
+      { path: shared, bus: "virtio-scsi", ...sas },
+      { path: shared, bus: "virtio-scsi", ...sas, secondPath: true },
       { path: await path("raid"), bus: "megasas", serial: "RAID-VD-01", wwn: "0x600605b00d1e2f30" },
       { path: await path("sata"), bus: "ahci", serial: "SATA-01", wwn: "0x50014ee20b6c3a12" },
       { path: await path("nvme"), bus: "nvme", serial: "NVME-01" },
