@@ -11,11 +11,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
-import { cachedRelease, cachedStick } from "../../image-build/cached-build.ts";
 import { buildGptImage } from "../../image-build/gpt-image.ts";
 import type { DiskBus } from "../../tools/qemu.ts";
 import { sparseFile } from "../disk-files.ts";
 import { inspect } from "./boot-path.ts";
+import { unattendedDefaultStick } from "./default-stick.ts";
 import { startVm, stopAllVms } from "./harness.ts";
 
 const GIB = 1024 ** 3;
@@ -25,12 +25,7 @@ let stick: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "liken-qemu-controllers-"));
-  const release = await cachedRelease({ version: "1.0.0" });
-  stick = await cachedStick({
-    manifest: "examples/cluster.toml",
-    releaseDir: release,
-    append: ["liken.install=leader-1"],
-  });
+  stick = await unattendedDefaultStick();
 }, 600_000);
 afterEach(stopAllVms);
 afterAll(() => rm(dir, { recursive: true, force: true }));

@@ -11,9 +11,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
-import { cachedRelease, cachedStick } from "../../image-build/cached-build.ts";
 import { contentDigest, sparseFile } from "../disk-files.ts";
 import { inspect } from "./boot-path.ts";
+import { unattendedDefaultStick } from "./default-stick.ts";
 import { shell, waitForShell } from "./guest-shell.ts";
 import { startVm, stopAllVms } from "./harness.ts";
 
@@ -23,12 +23,7 @@ let stick: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "liken-qemu-server-disks-"));
-  const release = await cachedRelease({ version: "1.0.0" });
-  stick = await cachedStick({
-    manifest: "examples/cluster.toml",
-    releaseDir: release,
-    append: ["liken.install=leader-1"],
-  });
+  stick = await unattendedDefaultStick();
 }, 600_000);
 afterEach(stopAllVms);
 afterAll(() => rm(dir, { recursive: true, force: true }));
