@@ -37,6 +37,7 @@ export interface ModuleIndex {
 export const STICK_DRIVER_PREFIXES: readonly string[] = [
   "kernel/drivers/ata/",
   "kernel/drivers/scsi/",
+  "kernel/drivers/message/fusion/", // LSI's older Fusion-MPT HBAs (mptsas, mptspi)
   "kernel/drivers/nvme/",
   "kernel/drivers/block/",
   "kernel/drivers/virtio/",
