@@ -134,6 +134,8 @@ describe("the pinned inputs", () => {
         "ahci",
         "sd_mod",
         "usb_storage",
+        "megaraid_sas",
+        "mptsas", // drivers/message/fusion/, which the stick once lacked
         "e1000e",
         "vfat",
         "ext4",
