@@ -52,7 +52,7 @@ export async function collectCrashes(
       );
       return { all: fresh, newest: fresh.at(-1) ?? null };
     }
-    const after = await appendCrashes(handle, journal, fresh);
+    const after = await appendCrashes(handle, journal, fresh, await physicalBlock(partition));
     for (const f of files) await unlink(join(PSTORE, f.name)).catch(() => undefined);
     const all = after.scan.records.map((r) => r.crash);
     step(
@@ -62,4 +62,18 @@ export async function collectCrashes(
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * The physical block of the journal's disk (sysfs), where each record starts: 4096 on a 4Kn
+ * or a 512e drive. 512 when sysfs does not say, or says something no record grid fits (not
+ * a power of two from 512 to 64 KiB).
+ */
+async function physicalBlock(partition: Partition): Promise<number> {
+  const text = await readFile(
+    `/sys/block/${partition.disk}/queue/physical_block_size`,
+    "utf8",
+  ).catch(() => "");
+  const n = Number(text.trim());
+  return n >= 512 && n <= 65536 && (n & (n - 1)) === 0 ? n : 512;
 }

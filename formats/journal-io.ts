@@ -48,13 +48,15 @@ export async function readJournal(
 
 /**
  * Appends each crash the journal does not hold yet (by id), synced; returns the journal
- * after. `handle` is the journal partition itself (the agent's), so offsets start at 0.
+ * after. `handle` is the journal partition itself (the agent's), so offsets start at 0;
+ * each record starts on a `block` boundary (the disk's physical block, appendOffset).
  * The records area is read once and kept up to date in memory, not read again per record.
  */
 export async function appendCrashes(
   handle: FileHandle,
   journal: Journal,
   crashes: readonly CrashRecord[],
+  block?: number,
 ): Promise<Journal> {
   const { header } = journal;
   if (crashes.length === 0) return journal;
@@ -65,7 +67,7 @@ export async function appendCrashes(
     if (scan.records.some((r) => r.crash.id === crash.id)) continue;
     const bytes = encodeRecord(nextSeq(scan), crash);
     if (bytes.length > area.length) continue;
-    const offset = appendOffset(scan, bytes.length, area.length);
+    const offset = appendOffset(scan, bytes.length, area.length, block);
     await handle.write(bytes, 0, bytes.length, header.recordsOffset + offset);
     await handle.sync();
     bytes.copy(area, offset);

@@ -187,6 +187,23 @@ describe("the ring", () => {
     expect(scan.records.length).toBeGreaterThan(3);
   });
 
+  it("starts each record on the disk's physical block, and reads them back where they were written", () => {
+    const area = Buffer.alloc(20 * 1024);
+    let scan = scanRecords(area);
+    const offsets: number[] = [];
+    for (let n = 1; n <= 6; n++) {
+      const bytes = encodeRecord(nextSeq(scan), sampleCrash(n, n * 3));
+      const at = appendOffset(scan, bytes.length, area.length, 4096);
+      bytes.copy(area, at);
+      offsets.push(at);
+      scan = scanRecords(area);
+    }
+    // Records under 4 KiB each own one block; the sixth does not fit and wraps to the start.
+    expect(offsets).toEqual([0, 4096, 8192, 12288, 16384, 0]);
+    expect(scan.skipped).toBe(0);
+    expect(scan.records[0]).toMatchObject({ seq: 6, offset: 0 });
+  });
+
   it("never places a record past the end of the area", () => {
     const area = Buffer.alloc(3000);
     let scan = scanRecords(area);

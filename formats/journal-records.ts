@@ -1,5 +1,6 @@
 // The crash journal's records (docs/design.md section 6), after the 4096-byte header that the
-// installer writes (formats/journal-header.ts). Each record starts on a 512-byte boundary:
+// installer writes (formats/journal-header.ts). Each record starts on a 512-byte boundary,
+// and the writer starts each on a boundary of the disk's physical block (appendOffset):
 //
 //   0  "LIKENCR1"   magic
 //   8  u64 LE       sequence number, one more than the newest record before it
@@ -104,10 +105,20 @@ export function scanRecords(area: Uint8Array): JournalScan {
   return { records, skipped };
 }
 
-/** Where the next record of `span` bytes goes in an area of `areaSize` bytes. */
-export function appendOffset(scan: JournalScan, span: number, areaSize: number): number {
+/**
+ * Where the next record of `span` bytes goes in an area of `areaSize` bytes: after the
+ * newest, on a boundary of `block` bytes (the disk's physical block, a multiple of 512).
+ * A drive writes a whole physical block even for part of it, so on a 4Kn or a 512e drive a
+ * record sharing a block with the one before could tear that one too at a power loss.
+ */
+export function appendOffset(
+  scan: JournalScan,
+  span: number,
+  areaSize: number,
+  block = RECORD_ALIGN,
+): number {
   const newest = scan.records[0];
-  const next = newest ? newest.offset + newest.span : 0;
+  const next = newest ? alignUp(newest.offset + newest.span, block) : 0;
   return next + span <= areaSize ? next : 0;
 }
 
@@ -140,6 +151,6 @@ function recordCrc(fields: Buffer, payload: Buffer): number {
   return crc32(payload, crc32(fields));
 }
 
-function alignUp(n: number): number {
-  return Math.ceil(n / RECORD_ALIGN) * RECORD_ALIGN;
+function alignUp(n: number, to = RECORD_ALIGN): number {
+  return Math.ceil(n / to) * to;
 }

@@ -1,7 +1,7 @@
 // A disk behind a server's RAID controller, from the default stick, unattended as leader-1:
 // QEMU's megasas-gen2 (an LSI MegaRAID SAS 2108: megaraid_sas, the driver of Dell's PERC
-// and its kin), with a serial and a WWN. (mptsas1068 is not here yet: the stick lacked the
-// Fusion-MPT drivers until now, and the case has not run with them.) The install completes
+// and its kin), and mptsas1068 (an LSI SAS1068: mptsas, the Fusion-MPT HBA driver), each
+// with a serial and a WWN. The install completes
 // and `inspect` reads it back. OVMF has no driver for the controller (a real card brings
 // its own in an option ROM), so the firmware cannot start systemd-boot from it: the same ESP, copied to a small virtio disk, starts
 // the entry, and the release's initramfs finds slot A on the controller by its modalias
@@ -63,11 +63,10 @@ async function espDisk(disk: string, name: string): Promise<string> {
   return out;
 }
 
-for (const [bus, driver, wwn] of [["megasas", "megaraid_sas", "0x5000c50015ea71ac"]] as [
-  DiskBus,
-  string,
-  string,
-][]) {
+for (const [bus, driver, wwn] of [
+  ["megasas", "megaraid_sas", "0x5000c50015ea71ac"],
+  ["mptsas", "mptsas", "0x5000c50015ea71ad"],
+] as [DiskBus, string, string][]) {
   it(`installs onto a disk behind ${bus} (${driver}) and boots it with the ESP on a virtio disk`, async () => {
     const disk = await sparseFile(join(dir, `${bus}.img`), 32 * GIB);
     const serial = `${bus.toUpperCase()}-0001`;
