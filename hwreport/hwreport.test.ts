@@ -325,6 +325,8 @@ async function workstationDisks(fill: MissingDrivers | undefined): Promise<Disk[
       partitions: [],
       bootMedium: false,
       missingModules: [],
+      // What the inventory reads from sda's VPD pages, which sysfs's walk does not see.
+      ...(d.name === "sda" ? { serial: "WD-WX12A3456789", wwn: "0x50014ee20b6c3a12" } : {}),
     };
     return classifyDisk(fill ? { ...facts, missingModules: fill(facts) } : facts, blank);
   });
@@ -362,6 +364,16 @@ describe("the report", async () => {
       missingModules: [],
       verdict: "blank",
     });
+  });
+
+  it("gives each disk the serial and WWN the disk inventory read", () => {
+    expect(report.disks.find((d) => d.name === "sda")).toMatchObject({
+      serial: "WD-WX12A3456789",
+      wwn: "0x50014ee20b6c3a12",
+    });
+    expect(renderReport(report)).toMatch(
+      /^ {2}sda .* serial WD-WX12A3456789 {2}wwn 0x50014ee20b6c3a12$/m,
+    );
   });
 
   it("leaves the NVMe disk out of the proposed layout", () => {

@@ -121,7 +121,7 @@ function disks(r: HwReport): string {
   return section(
     "Disks",
     r.disks.flatMap((d) => [
-      `${d.name}  ${formatSizeShort(d.size)}  ${d.bus ?? "unknown bus"}${d.model ? `  ${d.model}` : ""}${d.serial ? `  serial ${d.serial}` : ""}${d.removable ? "  removable" : ""}${d.readOnly ? "  read-only" : ""}`,
+      `${d.name}  ${formatSizeShort(d.size)}  ${d.bus ?? "unknown bus"}${d.model ? `  ${d.model}` : ""}${d.serial ? `  serial ${d.serial}` : ""}${d.wwn ? `  wwn ${d.wwn}` : ""}${d.removable ? "  removable" : ""}${d.readOnly ? "  read-only" : ""}`,
       ...(d.controller ? [`  controller  ${renderController(d.controller)}`] : []),
       `  drivers     ${renderChain(d.chain)}`,
       `  ${bootLine(d, r)}`,

@@ -14,7 +14,10 @@ export interface DiskReport {
   readonly path: string;
   readonly size: number;
   readonly model: string | null;
+  /** As `disks` reads it on every bus (VPD pages, NVMe's wwid, virtio's serial), else sysfs's own. */
   readonly serial: string | null;
+  /** The World Wide Name (NAA, EUI-64 or NGUID) as `disks` reads it; null when none. */
+  readonly wwn: string | null;
   readonly removable: boolean;
   readonly readOnly: boolean;
   /** `nvme`, `sata`, `usb`, `virtio`, `scsi`, `mmc`, or null: read from the chain. */
