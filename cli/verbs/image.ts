@@ -3,8 +3,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LikenError, usageError } from "../../common/errors.ts";
-import { requireRelease } from "../../formats/release.ts";
 import { requireManifest } from "../load-manifest.ts";
+import { requireOutFolder } from "../out-folder.ts";
+import { requireReleaseOf } from "../release-of-manifest.ts";
 import type { Verb } from "../verb.ts";
 
 export const imageVerb: Verb = {
@@ -67,7 +68,8 @@ Secure Boot on. A manifest with [secure_boot] is refused without --sign.`,
     if (typeof out !== "string")
       throw usageError("missing --out FILE", "see liken-stick image --help");
     const cluster = await requireManifest(manifest, "image", io);
-    await requireRelease(release);
+    await requireReleaseOf(cluster, manifest, release);
+    await requireOutFolder(out, "image");
     if (cluster.secureBoot && typeof sign !== "string")
       throw new LikenError({
         kind: "refused",

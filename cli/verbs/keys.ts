@@ -1,5 +1,6 @@
 // `liken-stick keys --out DIR`: the cluster's Secure Boot keys.
 import { usageError } from "../../common/errors.ts";
+import { requireOutFolder } from "../out-folder.ts";
 import type { Verb } from "../verb.ts";
 
 export const keysVerb: Verb = {
@@ -26,6 +27,7 @@ certificates and signed updates travel on a stick; the .key files stay in DIR.`,
     const { out } = args.options;
     if (typeof out !== "string")
       throw usageError("missing --out DIR", "see liken-stick keys --help");
+    await requireOutFolder(out, "keys");
     const { createKeys } = await import("../../image-build/secure-boot/keys.ts");
     const keys = await createKeys(out, new Date());
     io.out(

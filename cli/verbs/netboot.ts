@@ -4,8 +4,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { usageError } from "../../common/errors.ts";
-import { requireRelease } from "../../formats/release.ts";
 import { requireManifest } from "../load-manifest.ts";
+import { requireOutFolder } from "../out-folder.ts";
+import { requireReleaseOf } from "../release-of-manifest.ts";
 import type { Verb } from "../verb.ts";
 
 const FORMATS = ["dnsmasq", "matchbox", "tinkerbell"] as const;
@@ -83,7 +84,8 @@ what it installed: liken.wipe=1 is refused.`,
     if (!(FORMATS as readonly string[]).includes(chosen))
       throw usageError(`--format ${chosen} is not one of ${FORMATS.join(", ")}`, help);
     const cluster = await requireManifest(manifest, "netboot", io);
-    await requireRelease(release);
+    await requireReleaseOf(cluster, manifest, release);
+    await requireOutFolder(out, "netboot");
     const keys =
       typeof sign === "string"
         ? await (await import("../../image-build/secure-boot/keys.ts")).readKeys(sign)

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { usageError } from "../../common/errors.ts";
 import { RELEASE_FAULTS as FAULTS } from "../../image-build/release/faults.ts";
+import { requireOutFolder } from "../out-folder.ts";
 import type { Verb } from "../verb.ts";
 
 export const releaseVerb: Verb = {
@@ -75,6 +76,7 @@ liken.efi's command line changed after it was signed, so the firmware refuses it
     }
     if (fault === "signature" && typeof sign !== "string")
       throw usageError("--fault signature needs --sign DIR", "add the keys to sign with");
+    await requireOutFolder(out, "release");
     const without = (args.options["without-module"] as string[] | undefined) ?? [];
     const keys =
       typeof sign === "string"

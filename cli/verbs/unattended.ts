@@ -14,6 +14,7 @@ import { chooseMachine, describeIdentity } from "../../installer/choose-machine.
 import { sendReport } from "../../installer/send-report.ts";
 import { unattended } from "../../installer/unattended.ts";
 import type { Manifest } from "../../manifest/index.ts";
+import { requireFirmwareVariables } from "../firmware-variables.ts";
 import { requireManifest } from "../load-manifest.ts";
 import type { Io, Verb } from "../verb.ts";
 
@@ -22,7 +23,6 @@ const DEFAULTS = {
   release: "/payload/release",
   "status-file": "/run/liken/install-status.json",
   record: "/payload/installed.json",
-  efivars: EFIVARS,
 } as const;
 
 export const unattendedVerb: Verb = {
@@ -59,7 +59,12 @@ route, tries for at most a minute, and says whether the report was sent; the
 exit code is the install's.
 
 PATHs limit the look and the install to those block devices or image files.
-Without --manifest and --release it uses the stick's payload.`,
+Without --manifest and --release it uses the stick's payload.
+
+It writes the firmware's variables only on a booted liken stick (its efivarfs,
+${EFIVARS}); anywhere else --efivars DIR must name where they go, so that a
+workstation's own boot entries are never touched. Either way the folder is
+checked before anything is installed or recorded.`,
   options: [
     {
       name: "as",
@@ -101,7 +106,7 @@ Without --manifest and --release it uses the stick's payload.`,
       name: "efivars",
       type: "string",
       value: "DIR",
-      summary: `the firmware's variables, an efivarfs mount (${DEFAULTS.efivars})`,
+      summary: `where the boot variables go (on the stick: ${EFIVARS}; elsewhere required)`,
     },
     {
       name: "report",
@@ -129,6 +134,9 @@ Without --manifest and --release it uses the stick's payload.`,
       throw usageError(`--then is "${then}"`, "give --then reboot or --then poweroff");
     const release = option("release");
     const reportUrl = parseReportUrl(args.options.report);
+    const efivars = await requireFirmwareVariables(
+      typeof args.options.efivars === "string" ? args.options.efivars : undefined,
+    );
     const manifest = await requireManifest(option("manifest"), "unattended", io);
     let machine: string | null = null;
     try {
@@ -141,7 +149,7 @@ Without --manifest and --release it uses the stick's payload.`,
         paths: args.operands,
         statusFile: option("status-file"),
         recordFile: option("record"),
-        efivars: option("efivars"),
+        efivars,
         then,
         say: (line) => io.out(`${line}\n`),
         onEvent: (e) => {
