@@ -3,6 +3,7 @@
 // records. Part1 holds the newest bytes of the log, so a dump reads from its highest part
 // down to Part1. Pure: the agent reads the files, this decides what they say.
 import { createHash } from "node:crypto";
+import { rfc3339 } from "../common/time.ts";
 import type { CrashRecord, Slot } from "./types.ts";
 
 export interface PstoreFile {
@@ -85,7 +86,7 @@ function toRecord(dump: Part[]): CrashRecord {
   const first = ordered[0] as Part;
   return {
     id: createHash("sha256").update(text).digest("hex").slice(0, 16),
-    time: new Date(Math.min(...dump.map((p) => p.mtimeMs))).toISOString().replace(/\.\d{3}Z$/, "Z"),
+    time: rfc3339(new Date(Math.min(...dump.map((p) => p.mtimeMs)))),
     bootId: m?.[1] ?? "",
     release: m?.[2] ?? null,
     slot: (m?.[3] as Slot | undefined) ?? null,

@@ -13,6 +13,7 @@ import { realpathSync } from "node:fs";
 import { mkdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { LikenError } from "../common/errors.ts";
+import { rfc3339 } from "../common/time.ts";
 import { BOOT_ROOT } from "../formats/boot-interface.ts";
 import { SYSTEM_LABELS } from "../formats/gpt-types.ts";
 import type { BootIdentity } from "../formats/identity.ts";
@@ -87,7 +88,7 @@ const REINSTALL = "boot the stick and select wipe and reinstall";
 const BOOT_HELD = "BootHeld";
 
 function now(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+  return rfc3339(new Date());
 }
 
 interface Boot {

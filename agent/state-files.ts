@@ -14,12 +14,15 @@ export const PSTORE = "/sys/fs/pstore";
 /** Marks a trial for the root's init: an agent that dies during a trial makes it reset the machine. */
 export { TRIAL_MARK } from "../formats/boot-interface.ts";
 
+import { withCurrentSpellings } from "../formats/old-spellings.ts";
+
 const RUN_STATUS = "/run/liken/status.json";
 const STATE_STATUS = join(STATE, "status/status.json");
 const STATE_RECORD = join(STATE, "boot/record.json");
 
 export async function readPreviousStatus(): Promise<MachineStatus | null> {
-  return readJson<MachineStatus>(STATE_STATUS);
+  const status = await readJson<MachineStatus>(STATE_STATUS);
+  return status && withCurrentSpellings(status);
 }
 
 export async function readRecord(): Promise<BootRecord | null> {

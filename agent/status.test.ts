@@ -68,7 +68,7 @@ describe("machineStatus", () => {
       lastCrash: null,
       modules: [],
       updatedAt: T0,
-      bootID: BOOT_ID,
+      bootId: BOOT_ID,
     });
     expect(s.conditions).toEqual([
       {

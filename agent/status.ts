@@ -48,7 +48,7 @@ export interface MachineStatus {
   /** Each declared module's parameters as the kernel reads them back. */
   readonly modules: readonly ModuleStatus[];
   readonly updatedAt: string;
-  readonly bootID: string;
+  readonly bootId: string;
 }
 
 export interface BootRoot {
@@ -164,6 +164,6 @@ export function machineStatus(input: StatusInput): MachineStatus {
       ),
     })),
     updatedAt: input.now,
-    bootID: input.bootId,
+    bootId: input.bootId,
   };
 }

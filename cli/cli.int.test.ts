@@ -1,6 +1,10 @@
 // The command line as an operator meets it: help, usage errors and exit codes.
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli } from "../test/cli.ts";
+import { sparseFile } from "../test/disk-files.ts";
 
 describe("liken-stick", () => {
   it("lists every verb in --help and exits 0", async () => {
@@ -91,7 +95,62 @@ describe("liken-stick manifest check", () => {
     const r = await cli(["manifest", "check", "nope.toml"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      "liken-stick manifest check: cannot read nope.toml: no such file (check the path to the manifest)\n",
+      "liken-stick manifest check: nope.toml does not exist (name the cluster manifest's .toml file)\n",
+    );
+  });
+
+  it("says a folder given as the manifest is a folder", async () => {
+    const r = await cli(["manifest", "check", "examples"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      "liken-stick manifest check: examples is a folder, not a file (name the cluster manifest's .toml file)\n",
+    );
+  });
+});
+
+describe("a refusal under --json", () => {
+  const scratch = () => mkdtemp(join(tmpdir(), "liken-cli-json-"));
+
+  it("disks: a path that does not exist", async () => {
+    const r = await cli(["disks", "--json", "/nonexistent/disk.img"]);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout)).toEqual({
+      error: expect.objectContaining({ kind: "usage", reason: "UsageError" }),
+    });
+    expect(r.stderr).toMatch(/^liken-stick disks: \/nonexistent\/disk.img does not exist/);
+  });
+
+  it("inspect: a blank disk is not a liken disk", async () => {
+    const disk = await sparseFile(join(await scratch(), "blank.img"), 1024 ** 3);
+    const r = await cli(["inspect", "--json", disk]);
+    expect(r.code).toBe(1);
+    const { error } = JSON.parse(r.stdout);
+    expect(error).toMatchObject({ kind: "refused", reason: "Refused" });
+    expect(error.what).toBe(`${disk} is not a liken disk: no valid liken claim`);
+    expect(error.hint).toBe(`liken-stick disks ${disk} says what it holds`);
+  });
+
+  it("install: a release folder that does not exist", async () => {
+    const dir = await scratch();
+    const disk = await sparseFile(join(dir, "disk.img"), 8 * 1024 ** 3);
+    const r = await cli([
+      "install",
+      "--json",
+      "--manifest",
+      "test/fixtures/manifests/good/small.toml",
+      "--as",
+      "leader-1",
+      "--release",
+      join(dir, "no-release"),
+      "--status-file",
+      join(dir, "status.json"),
+      disk,
+    ]);
+    expect(r.code).toBe(1);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.error).toMatchObject({ kind: "refused", reason: "ReleaseInvalid" });
+    expect(r.stderr.trimEnd().split("\n").at(-1)).toBe(
+      `liken-stick install: ${doc.error.what} (${doc.error.hint})`,
     );
   });
 });

@@ -8,6 +8,7 @@ import pkg from "../package.json" with { type: "json" };
 import { warmUpPrograms } from "../tools/exec.ts";
 import { parseVerbArgs } from "./args.ts";
 import { commandHelp, verbHelp } from "./help.ts";
+import { BUG_HINT, failureDocument } from "./json-error.ts";
 import type { Io, Verb } from "./verb.ts";
 import { VERBS } from "./verbs.ts";
 
@@ -27,6 +28,11 @@ export async function main(argv: readonly string[], io: Io = stdio): Promise<num
     io.out(`${pkg.version}\n`);
     return 0;
   }
+  // Under --json a verb prints one document; held back until it ends, so that a refusal or
+  // failure becomes part of it (cli/json-error.ts) rather than a second document.
+  const json = argv.includes("--json");
+  const printed: string[] = [];
+  const verbIo: Io = json ? { out: (text) => printed.push(text), err: io.err } : io;
   let verb: Verb | undefined;
   try {
     verb = findVerb(argv);
@@ -35,9 +41,12 @@ export async function main(argv: readonly string[], io: Io = stdio): Promise<num
       io.out(verbHelp(verb));
       return 0;
     }
-    return await verb.run(parseVerbArgs(verb, rest), io);
+    const code = await verb.run(parseVerbArgs(verb, rest), verbIo);
+    io.out(printed.join(""));
+    return code;
   } catch (error) {
     io.err(`liken-stick${verb ? ` ${verb.words.join(" ")}` : ""}: ${messageOf(error)}\n`);
+    if (json) io.out(failureDocument(printed.join(""), error));
     return exitCodeFor(error);
   }
 }
@@ -67,8 +76,7 @@ function findVerb(argv: readonly string[]): Verb {
 function messageOf(error: unknown): string {
   const line = oneLine(error);
   // An unexpected error: its chain of causes, and who to tell.
-  if (!(error instanceof LikenError) && error instanceof Error)
-    return `${line} (this may be a bug in liken-stick: please report it with this line)`;
+  if (!(error instanceof LikenError) && error instanceof Error) return `${line} (${BUG_HINT})`;
   return line;
 }
 

@@ -5,6 +5,7 @@
 // with the higher generation wins. docs/install.md documents the format byte by byte.
 import { crc32 } from "node:zlib";
 import { MIB } from "../common/size.ts";
+import { rfc3339FromSeconds } from "../common/time.ts";
 
 export const CLAIM_SIZE = 512;
 const MAGIC = "LIKENCLM";
@@ -122,6 +123,6 @@ export function summarizeClaim(claim: Claim) {
     release: claim.release,
     use: claim.use,
     complete: claim.complete,
-    createdAt: new Date(claim.createdAt * 1000).toISOString(),
+    createdAt: rfc3339FromSeconds(claim.createdAt),
   };
 }

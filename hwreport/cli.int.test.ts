@@ -30,7 +30,7 @@ describe("liken-stick hwreport", () => {
     ]);
     expect(report.schema).toBe(HWREPORT_SCHEMA);
     expect(report.release).toBeNull();
-    expect(report.problems.map((p) => p.code)).toContain("no-release");
+    expect(report.problems.map((p) => p.reason)).toContain("no-release");
     expect(report.cpu?.cores).toBeGreaterThan(0);
     expect(report.memory?.total).toBeGreaterThan(0);
     for (const d of report.disks) expect(d.missingModules).toBeNull();

@@ -345,7 +345,7 @@ describe("the report", async () => {
 
   it("names the driver and the disk, and marks the disk unsupported", () => {
     expect(report.problems[0]).toEqual({
-      code: "missing-driver",
+      reason: "missing-driver",
       severity: "error",
       subject: "nvme0n1",
       message: "nvme0n1 needs nvme, which release 1.0.0 cannot load at boot",
@@ -387,7 +387,7 @@ describe("the report", async () => {
     // worker-1 wants an NVMe system disk, and the only one is unsupported: no layout, said first
     const worker = report.layouts.find((l) => l.machine === "worker-1")?.plan;
     expect(worker?.ok).toBe(false);
-    expect(report.problems.map((p) => [p.code, p.subject])).toEqual([
+    expect(report.problems.map((p) => [p.reason, p.subject])).toEqual([
       ["missing-driver", "nvme0n1"],
       ["port-missing", "leader-1/eno2"],
       // the release fixture carries no igb: a declared port's NIC is judged like a disk
@@ -431,10 +431,10 @@ describe("the report", async () => {
       { machine: "leader-1", port: "eno2", exists: false, carrier: false, nic: null },
     ]);
     expect(
-      report.problems.find((p) => p.subject === "leader-1/enp4s0" && p.code === "missing-driver")
+      report.problems.find((p) => p.subject === "leader-1/enp4s0" && p.reason === "missing-driver")
         ?.message,
     ).toBe("port enp4s0 of leader-1 needs igb, which release 1.0.0 does not carry");
-    expect(report.problems.find((p) => p.code === "port-no-carrier")?.message).toBe(
+    expect(report.problems.find((p) => p.reason === "port-no-carrier")?.message).toBe(
       "port enp4s0 of leader-1 has no carrier; each boot waits up to 30 s for it",
     );
   });
@@ -447,7 +447,7 @@ describe("the report", async () => {
       ["sda", null, "blank"],
       ["sdb", null, "ineligible"],
     ]);
-    expect(r.problems.map((p) => p.code)).toEqual(["no-release"]);
+    expect(r.problems.map((p) => p.reason)).toEqual(["no-release"]);
     expect(r.layouts).toEqual([]);
     expect(renderReport(r)).toContain("boot path   not judged (no --release)");
   });
@@ -578,7 +578,7 @@ describe("NIC names and firmware in the report", () => {
     expect(r.nics.find((n) => n.name === "eno3")?.firmware).toEqual([
       { file: "e1000e/test.bin", carried: false },
     ]);
-    expect(r.problems.find((p) => p.code === "missing-firmware")?.message).toBe(
+    expect(r.problems.find((p) => p.reason === "missing-firmware")?.message).toBe(
       "port eno3 of m: its driver e1000e asks for firmware e1000e/test.bin, which release 1.0.0 does not carry",
     );
   });
@@ -660,7 +660,7 @@ describe("the release's signature against the firmware's db", () => {
       verdict: "trusted",
       signer: "liken db afd13149",
     });
-    expect(r.problems.map((p) => p.code)).not.toContain("release-not-trusted");
+    expect(r.problems.map((p) => p.reason)).not.toContain("release-not-trusted");
     expect(renderReport(r)).toContain(
       "release     2.0.0 signed by liken db afd13149, a key this firmware's db holds",
     );
@@ -670,7 +670,7 @@ describe("the release's signature against the firmware's db", () => {
     const root = await firmwareRoot(1, 0);
     const other = await report(root, await signedBy("other"));
     expect(other.problems[0]).toMatchObject({
-      code: "release-not-trusted",
+      reason: "release-not-trusted",
       severity: "error",
       message:
         'release 2.0.0 is signed by "liken db ae50ed0b", which this machine\'s Secure Boot db does not hold: its firmware will not start it',
@@ -683,13 +683,13 @@ describe("the release's signature against the firmware's db", () => {
 
   it("is a note in setup mode, and nothing with Secure Boot off", async () => {
     const setup = await report(await firmwareRoot(0, 1), await signedBy("other"));
-    expect(setup.problems.map((p) => [p.code, p.severity])).toContainEqual([
+    expect(setup.problems.map((p) => [p.reason, p.severity])).toContainEqual([
       "secure-boot-setup-mode",
       "note",
     ]);
     const off = await report(await firmwareRoot(0, 0), null);
     expect(off.release?.signature).toMatchObject({ secureBoot: "disabled", verdict: "unsigned" });
-    expect(off.problems.map((p) => p.code)).not.toContain("release-not-trusted");
+    expect(off.problems.map((p) => p.reason)).not.toContain("release-not-trusted");
   });
 });
 

@@ -91,7 +91,7 @@ export async function readFirmware(root = "/"): Promise<{
 
 function sectionFailed(section: string, why: string): Problem {
   return {
-    code: "section-failed",
+    reason: "section-failed",
     severity: "note",
     subject: section,
     message: `reading the ${section} failed: ${why}`,
@@ -186,7 +186,7 @@ export async function readInventory(root = "/", timeoutMs = 3000): Promise<Inven
   const problems: Problem[] = [];
   for (const t of tools.filter((x) => !x.present)) {
     problems.push({
-      code: "tool-missing",
+      reason: "tool-missing",
       severity: "note",
       subject: t.tool,
       message: `${t.tool} is missing, so the report lacks ${t.gives} that only it reads`,

@@ -295,7 +295,7 @@ describe("the report on the stick in the QEMU q35 guest", async () => {
   });
 
   it("names nvme for the NVMe disk only: the stick's own USB chain is no problem, though its block says so", () => {
-    expect(report.problems.filter((p) => p.code === "missing-driver")).toEqual([
+    expect(report.problems.filter((p) => p.reason === "missing-driver")).toEqual([
       expect.objectContaining({
         subject: "nvme0n1",
         message: "nvme0n1 needs nvme, which release 1.0.0 cannot load at boot",

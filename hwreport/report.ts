@@ -3,6 +3,7 @@
 // rendering in render.ts, so the same value feeds the text, --json and the saved copy.
 import { randomUUID } from "node:crypto";
 import { basename } from "node:path";
+import { rfc3339 } from "../common/time.ts";
 import { PORT_WAIT_SECONDS } from "../formats/boot-interface.ts";
 import type { BootModules } from "../formats/boot-modules.ts";
 import { NO_PCI_NAMES, type PciIds, type PciNames } from "../formats/pci-ids.ts";
@@ -106,7 +107,7 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
     classified = await (input.disks ?? ((f) => inventoryDisks({ missingDrivers: f })))(fill);
   } catch (error) {
     problems.push({
-      code: "section-failed",
+      reason: "section-failed",
       severity: "note",
       subject: "disks",
       message: `classifying the disks failed: ${(error as Error).message}`,
@@ -138,7 +139,7 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
   if (boot) problems.push(...missingDriverProblems(disks, boot));
   else
     problems.push({
-      code: "no-release",
+      reason: "no-release",
       severity: "note",
       subject: "release",
       message: "no release given, so the report does not judge which disks the boot path can drive",
@@ -217,7 +218,7 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
       layouts.push({ machine, plan });
       if (!plan.ok)
         problems.push({
-          code: "no-layout",
+          reason: "no-layout",
           severity: "error",
           subject: machine,
           message: `no layout for ${machine}: ${plan.failure.message}`,
@@ -230,7 +231,7 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
     problems.push(...signatureProblems(input.release.version, signature));
   if (inventory.system?.firmware.mode === "legacy")
     problems.push({
-      code: "legacy-firmware",
+      reason: "legacy-firmware",
       severity: "warning",
       subject: "firmware",
       message:
@@ -240,7 +241,7 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
 
   return {
     schema: HWREPORT_SCHEMA,
-    generatedAt: (input.now ?? new Date()).toISOString(),
+    generatedAt: rfc3339(input.now ?? new Date()),
     problems: problems
       .map((p, i) => ({ p, i }))
       .sort((a, b) => SEVERITY_ORDER[a.p.severity] - SEVERITY_ORDER[b.p.severity] || a.i - b.i)
@@ -263,7 +264,7 @@ function missingDriverProblems(disks: readonly DiskReport[], boot: BootPath): Pr
   return disks.flatMap((d) =>
     (d.verdict === "ineligible" ? [] : (d.missingModules ?? [])).map(
       (module): Problem => ({
-        code: "missing-driver",
+        reason: "missing-driver",
         severity: "error",
         subject: d.name,
         message: `${d.name} needs ${module}, which release ${boot.version} cannot load at boot`,
@@ -286,7 +287,7 @@ function nicBootProblems(
     const subject = `${p.machine}/${p.port}`;
     const drivers = missingOf(nic.chain).map(
       (module): Problem => ({
-        code: "missing-driver",
+        reason: "missing-driver",
         severity: "error",
         subject,
         message: `port ${p.port} of ${p.machine} needs ${module}, which release ${version} does not carry`,
@@ -297,7 +298,7 @@ function nicBootProblems(
       .filter((f) => f.carried === false)
       .map(
         (f): Problem => ({
-          code: "missing-firmware",
+          reason: "missing-firmware",
           severity: "error",
           subject,
           message: `port ${p.port} of ${p.machine}: its driver ${nic.driver ?? "?"} asks for firmware ${f.file}, which release ${version} does not carry`,
@@ -333,7 +334,7 @@ function portProblems(ports: readonly PortReport[], nics: readonly NicReport[]):
     if (!p.exists)
       return [
         {
-          code: "port-missing",
+          reason: "port-missing",
           severity: "error",
           subject: `${p.machine}/${p.port}`,
           message: `${p.machine} declares port ${p.port}, which this machine does not have; each boot reports PortMissing`,
@@ -343,7 +344,7 @@ function portProblems(ports: readonly PortReport[], nics: readonly NicReport[]):
     if (!p.carrier)
       return [
         {
-          code: "port-no-carrier",
+          reason: "port-no-carrier",
           severity: "warning",
           subject: `${p.machine}/${p.port}`,
           message: `port ${p.port} of ${p.machine} has no carrier; each boot waits up to ${PORT_WAIT_SECONDS} s for it`,
@@ -374,7 +375,7 @@ function signatureProblems(version: string, s: ReleaseSignature): Problem[] {
   if (s.secureBoot === "setup-mode")
     return [
       {
-        code: "secure-boot-setup-mode",
+        reason: "secure-boot-setup-mode",
         severity: "note",
         subject: "firmware",
         message: "Secure Boot is in setup mode: no keys are enrolled, and anyone may enroll some",
@@ -384,7 +385,7 @@ function signatureProblems(version: string, s: ReleaseSignature): Problem[] {
   if (s.secureBoot !== "enabled" || s.verdict === "trusted") return [];
   return [
     {
-      code: "release-not-trusted",
+      reason: "release-not-trusted",
       severity: "error",
       subject: "release",
       message:

@@ -7,7 +7,7 @@ import type { PlanResult } from "../installer/plan/types.ts";
 
 export type { BootSupport, ChainLevel };
 
-export const HWREPORT_SCHEMA = "liken-hwreport/1";
+export const HWREPORT_SCHEMA = "liken-hwreport/2";
 
 export interface DiskReport {
   readonly name: string;
@@ -98,7 +98,7 @@ export interface PortReport {
   } | null;
 }
 
-export type ProblemCode =
+export type ProblemReason =
   | "missing-driver"
   | "missing-firmware"
   | "port-missing"
@@ -112,7 +112,7 @@ export type ProblemCode =
   | "secure-boot-setup-mode";
 
 export interface Problem {
-  readonly code: ProblemCode;
+  readonly reason: ProblemReason;
   /** error: an install would fail or leave something out; warning: it works, worse; note: the report is partial. */
   readonly severity: "error" | "warning" | "note";
   /** The disk, port, machine, tool or section it is about. */

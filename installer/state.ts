@@ -3,6 +3,7 @@
 // boot agent reads and extends it.
 import { mkdir, rm, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { rfc3339FromSeconds } from "../common/time.ts";
 import type { Identity } from "../formats/identity.ts";
 import type { Machine, Manifest } from "../manifest/types.ts";
 import { makeExt4 } from "../tools/mkfs.ts";
@@ -39,7 +40,7 @@ export function identityDocument(
     role: input.machine.role,
     installId: input.installId,
     installedRelease: input.version,
-    installedAt: new Date(input.installedAt * 1000).toISOString(),
+    installedAt: rfc3339FromSeconds(input.installedAt),
     ports: input.machine.ports,
     modules: input.machine.modules,
     rebootPolicy: input.machine.reboot_policy,

@@ -3,6 +3,7 @@
 // sanitized one-line message.
 import { readFile } from "node:fs/promises";
 import { sanitizeMessage } from "../common/sanitize.ts";
+import { rfc3339 } from "../common/time.ts";
 
 export type InstallPhase = "Installing" | "Installed" | "Failed";
 
@@ -39,23 +40,23 @@ export interface InstallerStatus {
   readonly step: string;
   readonly disks: readonly string[];
   readonly updatedAt: string;
-  readonly bootID: string;
+  readonly bootId: string;
 }
 
 export function installerStatus(
-  fields: Omit<InstallerStatus, "apiVersion" | "kind" | "message" | "updatedAt" | "bootID"> & {
+  fields: Omit<InstallerStatus, "apiVersion" | "kind" | "message" | "updatedAt" | "bootId"> & {
     message: string;
   },
   now: Date,
-  bootID: string,
+  bootId: string,
 ): InstallerStatus {
   return {
     apiVersion: "liken.dev/v1",
     kind: "InstallerStatus",
     ...fields,
     message: sanitizeMessage(fields.message),
-    updatedAt: now.toISOString().replace(/\.\d{3}Z$/, "Z"),
-    bootID,
+    updatedAt: rfc3339(now),
+    bootId,
   };
 }
 

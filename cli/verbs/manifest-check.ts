@@ -1,8 +1,7 @@
 // `liken-stick manifest check FILE`: validates a cluster manifest.
-import { readFile } from "node:fs/promises";
-import { LikenError } from "../../common/errors.ts";
 import { formatSize } from "../../common/size.ts";
-import { formatProblem, type Manifest, parseManifest } from "../../manifest/index.ts";
+import { type Manifest, parseManifest } from "../../manifest/index.ts";
+import { readManifestFile, showProblems } from "../load-manifest.ts";
 import type { Verb } from "../verb.ts";
 
 export const manifestCheck: Verb = {
@@ -17,24 +16,13 @@ docs/manifest.md, and prints the manifest with every default filled in. Each
 problem is one line FILE:LINE:COL: what is wrong (what is allowed). Warnings
 (suspicious but valid values) go to stderr and do not fail the check.
 
-With --json, stdout holds {"ok", "manifest" or "errors", "warnings"}; sizes are
-in bytes there.`,
+With --json, stdout holds {"ok", "manifest" or "errors", "warnings"}, and
+"error" when the check fails; sizes are in bytes there.`,
   options: [{ name: "json", type: "boolean", summary: "print JSON for programs" }],
   async run(args, io) {
     const file = args.operands[0] as string;
-    const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
-      throw new LikenError({
-        kind: "refused",
-        what: `cannot read ${file}: ${error.code === "ENOENT" ? "no such file" : error.message}`,
-        hint: "check the path to the manifest",
-      });
-    });
-    const result = parseManifest(text, file);
-    for (const w of result.warnings)
-      io.err(`liken-stick manifest check: warning: ${formatProblem(w)}\n`);
-    if (!result.ok) {
-      for (const e of result.errors) io.err(`liken-stick manifest check: ${formatProblem(e)}\n`);
-    }
+    const result = parseManifest(await readManifestFile(file), file);
+    const refusal = showProblems(result, file, "manifest check", io);
     if (args.options.json) {
       const body = result.ok
         ? { ok: true, manifest: result.manifest, warnings: result.warnings }
@@ -43,7 +31,8 @@ in bytes there.`,
     } else if (result.ok) {
       io.out(renderManifest(result.manifest));
     }
-    return result.ok ? 0 : 1;
+    if (refusal) throw refusal;
+    return 0;
   },
 };
 

@@ -229,7 +229,7 @@ describe("classifyDisk", () => {
       release: "1.0.0",
       use: "system",
       complete: false,
-      createdAt: "1970-01-01T00:00:00.000Z",
+      createdAt: "1970-01-01T00:00:00Z",
     });
     // No table yet (an install stopped after its claim), or none any more (an erase stopped
     // after the table): old data in the middle is liken's own.

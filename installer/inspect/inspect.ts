@@ -18,6 +18,7 @@ import { parseGpt } from "../../formats/gpt.ts";
 import { SYSTEM_LABELS } from "../../formats/gpt-types.ts";
 import { readJournal } from "../../formats/journal-io.ts";
 import type { CrashRecord } from "../../formats/journal-records.ts";
+import { withCurrentSpellings } from "../../formats/old-spellings.ts";
 import { hashRegion } from "../../formats/write-image.ts";
 import { discoverDisks } from "../../hardware/disks/discover.ts";
 import { inventoryDisks } from "../../hardware/disks/index.ts";
@@ -70,8 +71,8 @@ export async function inspectDisk(path: string): Promise<Inspection> {
       slots,
       entries: esp?.entries ?? null,
       loaderConf: esp?.loaderConf ?? null,
-      status: parse(state?.status, "status/status.json", JSON.parse, problems),
-      installer: parse(state?.installer, "status/installer.json", JSON.parse, problems),
+      status: parse(state?.status, "status/status.json", readStatusDocument, problems),
+      installer: parse(state?.installer, "status/installer.json", readStatusDocument, problems),
       identity: parse(state?.identity, "identity.json", JSON.parse, problems),
       spec: parse(state?.spec, "spec.toml", TOML.parse, problems),
       journal,
@@ -213,6 +214,12 @@ function parse(
   }
   problems.push(`unparseable:${file}`);
   return null;
+}
+
+// A status document written before the boot id was spelled `bootId` everywhere.
+function readStatusDocument(text: string): unknown {
+  const value: unknown = JSON.parse(text);
+  return typeof value === "object" && value !== null ? withCurrentSpellings(value) : value;
 }
 
 async function readAt(

@@ -162,7 +162,7 @@ describe("a release without nvme, on a machine with a virtio and an NVMe disk", 
       ]),
     );
 
-    console.log(`problems: ${report.problems.map((p) => `${p.code} ${p.subject}`).join("; ")}`);
+    console.log(`problems: ${report.problems.map((p) => `${p.reason} ${p.subject}`).join("; ")}`);
     expect(report.release?.version).toBe("1.0.0");
     const disk = (name: string) => report.disks.find((d) => d.name === name);
     expect(disk("nvme0n1")).toMatchObject({
@@ -179,7 +179,7 @@ describe("a release without nvme, on a machine with a virtio and an NVMe disk", 
       boot: "missing",
     });
     expect(disk("vda")).toMatchObject({ bus: "virtio", missingModules: [], verdict: "blank" });
-    expect(report.problems.filter((p) => p.code === "missing-driver")).toEqual([
+    expect(report.problems.filter((p) => p.reason === "missing-driver")).toEqual([
       expect.objectContaining({
         severity: "error",
         subject: "nvme0n1",
@@ -213,7 +213,7 @@ describe("a release without nvme, on a machine with a virtio and an NVMe disk", 
       serial: "LIKEN-QEMU-0001",
       uuid: "4c494b45-4e00-4000-8000-000000000001",
     });
-    expect(report.problems.filter((p) => p.code === "tool-missing")).toEqual([]);
+    expect(report.problems.filter((p) => p.reason === "tool-missing")).toEqual([]);
     const stickDisk = report.disks.find((d) => d.bus === "usb");
     expect(stickDisk?.reasons).toEqual(["boot-medium"]);
 

@@ -75,7 +75,7 @@ it("installs the machine whose match is this hardware, and boots it", async () =
   expect(reports.at(-1)).toMatchObject({
     machine: "worker-1",
     status: { phase: "Installed" },
-    hardware: { schema: "liken-hwreport/1" },
+    hardware: { schema: "liken-hwreport/2" },
   });
   await vm.waitFor(/^liken 1\.0\.0 slot a up$/, 240_000);
   await vm.stop();
