@@ -1,12 +1,17 @@
 // Runs the bundled command (built once per test run by test/global-setup.ts, with the
 // kill points of test/kill-points.ts) the way an operator does, and returns what it
 // printed and how it ended.
+import { chmod, chown, mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoRoot } from "../common/repo-root.ts";
 import { bundleEntry } from "../image-build/bundle.ts";
-import { CommandError, run } from "../tools/exec.ts";
+import { CommandError, run, type StartedProcess, start } from "../tools/exec.ts";
 
 export const BUNDLE = join(repoRoot(), "dist/liken-stick-test.cjs");
+
+/** The user an unprivileged run is: nobody, with no groups. */
+export const NOBODY = { uid: 65534, gid: 65534 } as const;
 
 /** Bundles test/cli-entry.ts, the command with the kill points, into BUNDLE. */
 export function bundleTestCommand(): Promise<string> {
@@ -20,13 +25,23 @@ export interface CliResult {
   readonly code: number | string;
 }
 
-export async function cli(
-  args: readonly string[],
-  options: { cwd?: string; env?: Record<string, string> } = {},
-): Promise<CliResult> {
+export interface CliOptions {
+  readonly cwd?: string;
+  readonly env?: Record<string, string>;
+  /**
+   * Run as an operator without root: as NOBODY, with no supplementary groups. What it
+   * reads must be readable by everyone, and what it writes must be in a folder NOBODY may
+   * write (nobodysFolder()).
+   */
+  readonly unprivileged?: boolean;
+}
+
+export async function cli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+  const [file, argv] = commandLine(args, options);
   try {
-    const r = await run(process.execPath, [BUNDLE, ...args], {
-      okExitCodes: [1, 2],
+    const r = await run(file, argv, {
+      // Refused or failed, a usage error, or stopped by SIGHUP, SIGINT or SIGTERM.
+      okExitCodes: [1, 2, 129, 130, 143],
       timeoutMs: 300_000,
       ...(options.cwd ? { cwd: options.cwd } : {}),
       ...(options.env ? { env: { ...process.env, ...options.env } as Record<string, string> } : {}),
@@ -37,4 +52,46 @@ export async function cli(
       return { stdout: "", stderr: error.stderrTail, code: error.signal };
     throw error;
   }
+}
+
+/**
+ * Starts the command and returns at once, its stdout and stderr piped, so a test can act
+ * while it runs (send it a signal); the process's pid is the command's own.
+ */
+export function startCli(
+  args: readonly string[],
+  options: CliOptions = {},
+): Promise<StartedProcess> {
+  const [file, argv] = commandLine(args, options);
+  return start(file, argv, {
+    stdout: "pipe",
+    stderr: "pipe",
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    ...(options.env ? { env: { ...process.env, ...options.env } as Record<string, string> } : {}),
+  });
+}
+
+function commandLine(args: readonly string[], options: CliOptions): [string, string[]] {
+  if (!options.unprivileged) return [process.execPath, [BUNDLE, ...args]];
+  // setpriv execs the command in its own process: the pid and the signals are the command's.
+  return [
+    "setpriv",
+    [
+      `--reuid=${NOBODY.uid}`,
+      `--regid=${NOBODY.gid}`,
+      "--clear-groups",
+      "--",
+      process.execPath,
+      BUNDLE,
+      ...args,
+    ],
+  ];
+}
+
+/** A new folder under the temporary folder that NOBODY owns, and everyone may read. */
+export async function nobodysFolder(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  await chmod(dir, 0o755);
+  await chown(dir, NOBODY.uid, NOBODY.gid);
+  return dir;
 }

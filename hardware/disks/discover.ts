@@ -57,7 +57,7 @@ async function pathFacts(
   const info = await stat(path).catch(() => {
     throw usageError(`${path} does not exist`, "name a block device or an image file");
   });
-  if (info.isFile()) return fileFacts(path, info.size, fileSectorSize);
+  if (info.isFile()) return fileFacts(path, info.size, info.mode, fileSectorSize);
   if (!info.isBlockDevice()) {
     throw usageError(
       `${path} is neither a block device nor an image file`,
@@ -75,11 +75,23 @@ async function pathFacts(
 
 // An image file has no sector size of its own: the one it was told (`--sector-size`), else
 // the one its GPT was written in, so that a 4Kn layout made in a file reads back as one.
-async function fileFacts(path: string, size: number, told: number | undefined): Promise<DiskFacts> {
-  const writable = await access(path, constants.W_OK).then(
-    () => true,
-    () => false,
-  );
+async function fileFacts(
+  path: string,
+  size: number,
+  mode: number,
+  told: number | undefined,
+): Promise<DiskFacts> {
+  // A mode without the owner's write bit is the owner's word that the file is read-only,
+  // for everyone: access(W_OK) says yes to root whatever the mode, so it alone would let
+  // root write a file its owner protected. access() still answers for the rest (another
+  // user's file, a read-only filesystem).
+  const ownerMayWrite = (mode & 0o200) !== 0;
+  const writable =
+    ownerMayWrite &&
+    (await access(path, constants.W_OK).then(
+      () => true,
+      () => false,
+    ));
   const sectorSize = told ?? (await gptOf(path))?.sectorSize ?? 512;
   return {
     path,

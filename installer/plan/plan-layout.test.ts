@@ -207,6 +207,16 @@ describe("planLayout", () => {
     ]);
   });
 
+  it("says a write-protected disk is read-only, not that it holds data", () => {
+    const result = plan([
+      disk("/tmp/disk.img", 64 * GIB, "ineligible", { reasons: ["read-only"] }),
+    ]);
+    expect(result.ok || [result.failure.reason, result.failure.message]).toEqual([
+      "NoEligibleDisk",
+      "no disk can be written: /tmp/disk.img is read-only",
+    ]);
+  });
+
   it("targets liken disks only for a wipe", () => {
     const claim = {
       cluster: "mycluster",

@@ -344,6 +344,16 @@ function nothingEligible(
       "run liken-stick hwreport with the same release: it names the driver and the disks that need it",
     ];
   }
+  // Only write-protected disks: the protection is the owner's word, so say that it is
+  // what stops the install, not data on the disk.
+  const readOnly = leftOut.filter((d) => d.reasons.includes("read-only"));
+  if (readOnly.length > 0 && readOnly.length === leftOut.length) {
+    return [
+      "NoEligibleDisk",
+      `no disk can be written: ${readOnly.map((d) => d.path).join(", ")} ${readOnly.length > 1 ? "are" : "is"} read-only`,
+      "name a disk that may be written, or remove the write protection if it may (chmod u+w on an image file, blockdev --setrw on a block device)",
+    ];
+  }
   return [
     "NoEligibleDisk",
     leftOut.length > 0
