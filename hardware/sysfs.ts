@@ -30,8 +30,14 @@ export interface SysNic {
   readonly chain: readonly SysLevel[];
 }
 
-/** Block devices that are never disks of the machine. */
-const NOT_DISKS = /^(loop|ram|zram)\d*$/;
+/**
+ * Block devices that are never disks of the machine: loop devices, RAM disks, and
+ * device-mapper nodes. A dm node is a mapping over other block devices (on the stick, its
+ * own root and the release's, through dm-verity: dm-0 and dm-1; elsewhere LVM volumes and
+ * dm-crypt), never hardware, so it has no driver chain to judge and nothing to install on;
+ * the disks under it are listed themselves.
+ */
+const NOT_DISKS = /^(loop\d+|ram\d+|zram\d+|dm-\d+)$/;
 
 /** Driver names whose module has another name (dracut's get_module_name, and friends). */
 const MODULE_OF_DRIVER: Readonly<Record<string, string>> = {
@@ -94,7 +100,7 @@ function list(dir: string): string[] {
   return (orNull(() => readdirSync(dir)) ?? []).sort();
 }
 
-/** Every disk: /sys/block without loop, ram and zram devices. */
+/** Every disk: /sys/block without loop, ram, zram and device-mapper devices. */
 export async function findDisks(rootDir = "/"): Promise<SysDisk[]> {
   const root = realpathSync.native(rootDir);
   const names = list(join(root, "sys/block")).filter((n) => !NOT_DISKS.test(n));

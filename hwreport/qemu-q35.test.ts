@@ -4,7 +4,7 @@
 // and an e1000e port. The NVMe disk sits behind a PCIe root port, whose pcieport driver is
 // built into Debian's kernel; every other driver of these chains is a module there. The
 // releases' boot-modules.json are those of real builds, one made --without-module nvme.
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { BootModules } from "../formats/boot-modules.ts";
@@ -292,6 +292,16 @@ describe("the report on the stick in the QEMU q35 guest", async () => {
     release: { version: "1.0.0", modules },
     inventory: async () => ({ system: null, cpu: null, memory: null, problems: [] }),
     disks: inventory,
+  });
+
+  it("leaves the stick's own dm-verity mappings (dm-0, dm-1) out of Disks, and keeps every real disk", async () => {
+    // The capture holds them as the stick's /sys/block does: its root and the release's.
+    expect((await readdir(join(ROOT, "sys/block"))).filter((n) => n.startsWith("dm-"))).toEqual([
+      "dm-0",
+      "dm-1",
+    ]);
+    expect(report.disks.map((d) => d.name)).toEqual(["nvme0n1", "sda", "sdb", "vda"]);
+    expect(renderReport(report)).not.toContain("dm-");
   });
 
   it("names nvme for the NVMe disk only: the stick's own USB chain is no problem, though its block says so", () => {

@@ -1,6 +1,6 @@
 // `npm start`: builds the default release and stick from examples/cluster.toml (cached by the
-// hash of their inputs) and boots the stick in QEMU with one blank disk, console on this
-// terminal. The disk is 32 GiB (sparse): leader-1 of the example needs about 26 GiB.
+// hash of their inputs) and boots the stick in QEMU with one blank disk and one NIC, console
+// on this terminal. The disk is 32 GiB (sparse): leader-1 of the example needs about 26 GiB.
 import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,7 +20,13 @@ const scratch = await mkdtemp(join(tmpdir(), "liken-start-"));
 try {
   // The VM writes to its stick (reports): it gets a copy, the cached image stays clean.
   await copyFile(stick, join(scratch, "stick.img"));
-  process.exitCode = await main(["vm", "--stick", join(scratch, "stick.img"), "--disk", "32G"]);
+  // One onboard NIC, which the guest names eno1 (the port leader-1 of examples/cluster.toml
+  // declares), and an SMBIOS serial: the first hardware report shows the port and the serial
+  // a real server would, and no missing-port error.
+  process.exitCode = await main([
+    ...["vm", "--stick", join(scratch, "stick.img"), "--disk", "32G"],
+    ...["--nics", "1", "--system-serial", "LIKEN-VM-0001"],
+  ]);
 } finally {
   await rm(scratch, { recursive: true, force: true });
 }

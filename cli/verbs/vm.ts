@@ -1,6 +1,10 @@
 // `liken-stick vm [--stick FILE] [--disk SIZE[,BUS] | --disk FILE[,BUS]]... [--memory MIB]
-// [--accel tcg|kvm] [--keep]`: boots a stick and/or disks in QEMU with the serial console on this terminal,
-// the way a person tries a stick before writing it, or looks at an installed disk.
+// [--nics N] [--system-serial TEXT] [--accel tcg|kvm] [--keep]`: boots a stick and/or disks in
+// QEMU with the serial console on this terminal, the way a person tries a stick before
+// writing it, or looks at an installed disk. The machine looks like a server: onboard NICs
+// the guest names eno1, eno2, ... and an SMBIOS serial, so the stick's hardware report finds
+// the port a manifest declares (examples/cluster.toml's leader-1: eno1) and a serial to save
+// the report under.
 import { copyFile, mkdtemp, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -14,6 +18,7 @@ import {
   requireOvmf,
   startQemu,
   type VmDisk,
+  type VmSpec,
 } from "../../tools/qemu.ts";
 import type { Verb } from "../verb.ts";
 
@@ -51,6 +56,27 @@ export function parseDiskOption(text: string): DiskOption {
   return { kind: "file", path: what, bus };
 }
 
+/** The SMBIOS system serial a VM gets unless --system-serial names another. */
+export const DEFAULT_SYSTEM_SERIAL = "LIKEN-VM-0001";
+const MAX_NICS = 8;
+
+/**
+ * `count` onboard NICs and the SMBIOS system serial (pure). Each NIC is virtio-net with
+ * acpi-index N behind a PCIe root port of its own: QEMU 7.2 gives the index to a q35 guest
+ * only there (tools/qemu.ts, NicSpec), and udev then names the NIC enoN, as on a server's
+ * first onboard ports (test/qemu/boot-ports.test.ts boots the same NIC and reads eno1).
+ */
+export function serverParts(count: number, serial: string): Pick<VmSpec, "nics" | "system"> {
+  return {
+    nics: Array.from({ length: count }, (_, i) => ({
+      model: "virtio" as const,
+      acpiIndex: i + 1,
+      rootPort: true,
+    })),
+    system: { serial },
+  };
+}
+
 export const vmVerb: Verb = {
   words: ["vm"],
   operands: "",
@@ -68,6 +94,10 @@ to the QEMU monitor and back.
 default), nvme or ahci. The stick image is never changed (the VM's writes to it
 are thrown away); disk images are written. Each VM gets its own copy of the OVMF
 variables; --keep keeps it and the new disks in a folder it names.
+
+The machine has one onboard NIC, virtio-net on QEMU's user network, which the
+guest names eno1 (--nics N: eno1 to enoN; --nics 0: none), and the SMBIOS system
+serial ${DEFAULT_SYSTEM_SERIAL} (--system-serial TEXT names another).
 
 --firmware setup-mode boots OVMF's Secure Boot build with no keys enrolled, where a
 stick built with image --sign enrolls the cluster's keys; --firmware microsoft
@@ -104,6 +134,18 @@ in the environment, decides instead. The exit code is QEMU's.`,
       value: "plain|setup-mode|microsoft",
       summary: "OVMF without Secure Boot (plain), or with it: no keys, or Microsoft's",
     },
+    {
+      name: "nics",
+      type: "string",
+      value: "N",
+      summary: "onboard NICs, named eno1 to enoN in the guest; 0 for none (1)",
+    },
+    {
+      name: "system-serial",
+      type: "string",
+      value: "TEXT",
+      summary: `the machine's SMBIOS system serial (${DEFAULT_SYSTEM_SERIAL})`,
+    },
     { name: "keep", type: "boolean", summary: "keep the VM's folder (variables, new disks)" },
   ],
   async run(args, io) {
@@ -115,6 +157,8 @@ in the environment, decides instead. The exit code is QEMU's.`,
       throw usageError("nothing to boot", "give --stick FILE and/or --disk SIZE|FILE");
     }
     const memoryMiB = parseMemory(args.options.memory);
+    const nics = parseNics(args.options.nics);
+    const systemSerial = parseSystemSerial(args.options["system-serial"]);
     const wantedAccel = parseAccel(args.options.accel);
     if (stick !== undefined) await requireImage(stick, "--stick");
     for (const d of diskOptions) if (d.kind === "file") await requireImage(d.path, "--disk");
@@ -161,6 +205,8 @@ in the environment, decides instead. The exit code is QEMU's.`,
       io.err(
         `liken-stick vm: QEMU q35, ${kvm} (${choice.why}), ${memoryMiB} MiB, firmware ${kind}${stick ? `, stick ${stick} (USB, first to boot)` : ""}\n`,
       );
+      const ports = Array.from({ length: nics }, (_, i) => `eno${i + 1}`).join(", ") || "none";
+      io.err(`liken-stick vm: NICs ${ports} (virtio-net); SMBIOS serial ${systemSerial}\n`);
       io.err(
         "liken-stick vm: the serial console follows; Ctrl-A X quits, Ctrl-A C is the monitor\n",
       );
@@ -171,6 +217,7 @@ in the environment, decides instead. The exit code is QEMU's.`,
           ...(stick ? { stick: resolve(stick) } : {}),
           disks,
           memoryMiB,
+          ...serverParts(nics, systemSerial),
           serial: { kind: "stdio" },
         },
         { stdin: "inherit", stdout: "inherit", stderr: "inherit" },
@@ -194,6 +241,26 @@ function parseAccel(value: unknown): Accel | undefined {
     );
   }
   return value;
+}
+
+function parseNics(value: unknown): number {
+  if (value === undefined) return 1;
+  const text = String(value);
+  if (!/^\d+$/.test(text) || Number(text) > MAX_NICS)
+    throw usageError(`--nics ${text}: not a number from 0 to ${MAX_NICS}`, "e.g. --nics 2");
+  return Number(text);
+}
+
+// SMBIOS strings are printable; a comma is fine (qemuArgs doubles it for QEMU's syntax).
+function parseSystemSerial(value: unknown): string {
+  if (value === undefined) return DEFAULT_SYSTEM_SERIAL;
+  const text = String(value);
+  if (!/^[\x21-\x7e][\x20-\x7e]{0,63}$/.test(text))
+    throw usageError(
+      `--system-serial ${JSON.stringify(text)}: not 1 to 64 printable ASCII characters`,
+      "e.g. --system-serial LIKEN-VM-0002",
+    );
+  return text;
 }
 
 function parseMemory(value: unknown): number {
