@@ -55,3 +55,20 @@ function signature(verb: Verb): string {
 function optionLabel(o: Verb["options"][number]): string {
   return `--${o.name}${o.value ? ` ${o.value}` : ""}`;
 }
+
+/** `liken-stick manifest` alone: the verbs that start with that word, each with its usage. */
+export function groupHelp(word: string, verbs: readonly Verb[]): string {
+  const entries = verbs.flatMap((v) => [
+    `  liken-stick ${[...v.words, usage(v)].join(" ")}`,
+    `      ${v.summary}`,
+  ]);
+  const first = verbs[0]?.words.join(" ") ?? word;
+  return [
+    `The verbs of liken-stick ${word}:`,
+    "",
+    ...entries,
+    "",
+    `liken-stick ${first} --help says more.`,
+    "",
+  ].join("\n");
+}

@@ -1,12 +1,13 @@
 // The command line as a program meets it under --json, and the order of a manifest's
 // problems, through main() with its output captured (no program started).
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LikenError } from "../common/errors.ts";
 import { failureDocument } from "./json-error.ts";
 import { main } from "./main.ts";
+import { plainError } from "./plain-error.ts";
 
 async function run(argv: readonly string[]) {
   let stdout = "";
@@ -30,6 +31,9 @@ async function manifestFile(text: string | Uint8Array): Promise<string> {
 
 const VALID = `cluster = "c"\n[release]\nversion = "1.0.0"\n[[machines]]\nname = "m"\nrole = "leader"\nports = ["eno1"]\n`;
 
+const PLAN_USAGE =
+  "liken-stick plan --manifest FILE --as NAME [--release DIR] [--wipe] [--wipe-cluster NAME]... [--sector-size BYTES] [--json] [PATH...]";
+
 describe("a refusal under --json", () => {
   it("is one document on stdout, { error: { kind, reason, what, hint } }, beside the line on stderr", async () => {
     const r = await run(["plan", "--json", "--as", "m"]);
@@ -39,12 +43,10 @@ describe("a refusal under --json", () => {
         kind: "usage",
         reason: "UsageError",
         what: "missing --manifest FILE",
-        hint: "see liken-stick plan --help",
+        hint: `usage: ${PLAN_USAGE}`,
       },
     });
-    expect(r.stderr).toBe(
-      "liken-stick plan: missing --manifest FILE (see liken-stick plan --help)\n",
-    );
+    expect(r.stderr).toBe(`liken-stick plan: missing --manifest FILE (usage: ${PLAN_USAGE})\n`);
   });
 
   it("names an unknown option as a usage error in JSON too", async () => {
@@ -138,5 +140,85 @@ describe("a manifest's problems on stderr", () => {
     expect(r.code).toBe(1);
     expect(r.stderr.split("\n").filter(Boolean)).toHaveLength(1);
     expect(r.stderr).toMatch(/^liken-stick manifest check: .*:8:1: unknown key "bogus"/);
+  });
+});
+
+describe("help and usage", () => {
+  it("prints the help on stdout and exits 0 when no verb is given", async () => {
+    const r = await run([]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("Usage: liken-stick VERB [OPTIONS] [ARGUMENTS]");
+    expect(r.stderr).toBe("");
+  });
+
+  it("lists a group's verbs for `manifest` and `manifest --help`, exit 0", async () => {
+    for (const argv of [["manifest"], ["manifest", "--help"], ["help", "manifest"]]) {
+      const r = await run(argv);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(
+        [
+          "The verbs of liken-stick manifest:",
+          "",
+          "  liken-stick manifest check [--json] FILE",
+          "      validate a cluster manifest and print it normalized",
+          "",
+          "liken-stick manifest check --help says more.",
+          "",
+        ].join("\n"),
+      );
+    }
+  });
+
+  it("suggests the verb of a group that was meant", async () => {
+    const r = await run(["manifest", "chek", "x.toml"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      'liken-stick: unknown verb "manifest chek" (did you mean "manifest check"? see liken-stick manifest --help)\n',
+    );
+  });
+
+  it("shows required options without brackets, and refuses a command line without them", async () => {
+    const help = await run(["install", "--help"]);
+    expect(help.stdout).toMatch(
+      /^Usage: liken-stick install --manifest FILE --as NAME --release DIR \[--wipe\] \[--wipe-cluster NAME\]\.\.\. /,
+    );
+    const r = await run(["install", "--manifest", "x.toml", "--as", "m"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /^liken-stick install: missing --release DIR \(usage: liken-stick install /,
+    );
+  });
+
+  it("suggests the option that was meant", async () => {
+    const r = await run(["plan", "--manifst", "x.toml"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      "liken-stick plan: unknown option --manifst (did you mean --manifest? see liken-stick plan --help)\n",
+    );
+  });
+
+  it("says what an option's value is when it is missing", async () => {
+    const r = await run(["disks", "--sector-size"]);
+    expect(r.stderr).toBe(
+      "liken-stick disks: option --sector-size BYTES needs a value (see liken-stick disks --help)\n",
+    );
+  });
+});
+
+describe("an error the system gave", () => {
+  it("names what could not be done to what, and what to do, without a bug report", async () => {
+    const file = join(await mkdtemp(join(tmpdir(), "liken-main-")), "status.json");
+    const errno = await readFile(file).catch((e: unknown) => e);
+    const error = plainError(new Error("writing the status", { cause: errno }));
+    expect(error).toBeInstanceOf(LikenError);
+    expect((error as LikenError).message).toBe(
+      `writing the status: cannot open ${file}: it does not exist (check the path)`,
+    );
+    expect(JSON.parse(failureDocument("", error)).error.reason).toBe("FileError");
+  });
+
+  it("keeps an error that is no file error as it is, a bug to report", () => {
+    const error = new TypeError("x is undefined");
+    expect(plainError(error)).toBe(error);
   });
 });

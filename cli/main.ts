@@ -7,8 +7,10 @@ import { nearest } from "../common/nearest.ts";
 import pkg from "../package.json" with { type: "json" };
 import { warmUpPrograms } from "../tools/exec.ts";
 import { parseVerbArgs } from "./args.ts";
-import { commandHelp, verbHelp } from "./help.ts";
+import { inCommandLineWords } from "./command-line-words.ts";
+import { commandHelp, groupHelp, verbHelp } from "./help.ts";
 import { BUG_HINT, failureDocument } from "./json-error.ts";
+import { plainError } from "./plain-error.ts";
 import type { Io, Verb } from "./verb.ts";
 import { VERBS } from "./verbs.ts";
 
@@ -18,11 +20,19 @@ const stdio: Io = {
 };
 
 /** Runs the command line `argv` (without node and the script) and returns the exit code. */
-export async function main(argv: readonly string[], io: Io = stdio): Promise<number> {
+export async function main(given: readonly string[], io: Io = stdio): Promise<number> {
+  // `liken-stick help VERB` is `liken-stick VERB --help`.
+  const argv = given[0] === "help" && given.length > 1 ? [...given.slice(1), "--help"] : given;
   const [first] = argv;
-  if (first === undefined || first === "-h" || first === "--help" || first === "help") {
-    (first === undefined ? io.err : io.out)(commandHelp(VERBS, pkg.version));
-    return first === undefined ? 2 : 0;
+  // Asking for help, or for nothing yet, is not a mistake: the help, on stdout, exit 0.
+  if (first === undefined || HELP.includes(first) || first === "help") {
+    io.out(commandHelp(VERBS, pkg.version));
+    return 0;
+  }
+  const group = VERBS.filter((v) => v.words.length > 1 && v.words[0] === first);
+  if (group.length > 0 && (argv[1] === undefined || HELP.includes(argv[1]))) {
+    io.out(groupHelp(first, group));
+    return 0;
   }
   if (first === "--version") {
     io.out(`${pkg.version}\n`);
@@ -32,24 +42,33 @@ export async function main(argv: readonly string[], io: Io = stdio): Promise<num
   // failure becomes part of it (cli/json-error.ts) rather than a second document.
   const json = argv.includes("--json");
   const printed: string[] = [];
-  const verbIo: Io = json ? { out: (text) => printed.push(text), err: io.err } : io;
+  // The shared planner's advice names the menu's entries; here it names the flags.
+  const words = first === "menu" ? (text: string) => text : inCommandLineWords;
+  const verbIo: Io = {
+    out: json ? (text) => printed.push(text) : (text) => io.out(words(text)),
+    err: (text) => io.err(words(text)),
+  };
   let verb: Verb | undefined;
   try {
     verb = findVerb(argv);
     const rest = argv.slice(verb.words.length);
-    if (rest.includes("--help") || rest.includes("-h")) {
+    if (rest.some((a) => HELP.includes(a))) {
       io.out(verbHelp(verb));
       return 0;
     }
     const code = await verb.run(parseVerbArgs(verb, rest), verbIo);
-    io.out(printed.join(""));
+    io.out(words(printed.join("")));
     return code;
-  } catch (error) {
-    io.err(`liken-stick${verb ? ` ${verb.words.join(" ")}` : ""}: ${messageOf(error)}\n`);
-    if (json) io.out(failureDocument(printed.join(""), error));
+  } catch (thrown) {
+    const error = plainError(thrown);
+    const name = verb ? ` ${verb.words.join(" ")}` : "";
+    io.err(words(`liken-stick${name}: ${messageOf(error)}\n`));
+    if (json) io.out(words(failureDocument(printed.join(""), error)));
     return exitCodeFor(error);
   }
 }
+
+const HELP: readonly string[] = ["--help", "-h"];
 
 function findVerb(argv: readonly string[]): Verb {
   const matches = VERBS.filter((v) => v.words.every((w, i) => argv[i] === w));
@@ -58,12 +77,13 @@ function findVerb(argv: readonly string[]): Verb {
   const first = argv[0] ?? "";
   const group = VERBS.filter((v) => v.words[0] === first);
   if (group.length > 0) {
-    const subs = group.map((v) => v.words.slice(1).join(" "));
-    const given = argv[1] === undefined ? "is missing" : `"${argv[1]}" is not one`;
-    throw usageError(
-      `${first} needs one of: ${subs.join(", ")}; ${given}`,
-      `see liken-stick ${first} ${subs[0]} --help`,
+    const named = `${first} ${argv[1]}`;
+    const suggestion = nearest(
+      named,
+      group.map((v) => v.words.join(" ")),
     );
+    const hint = suggestion ? `did you mean "${suggestion}"? ` : "";
+    throw usageError(`unknown verb "${named}"`, `${hint}see liken-stick ${first} --help`);
   }
   const suggestion = nearest(
     first,

@@ -12,6 +12,10 @@ export interface OptionSpec {
   readonly multiple?: boolean;
   /** Shown in help: `--name VALUE  summary`. */
   readonly value?: string;
+  /**
+   * Ends with "(required)" for an option the verb cannot run without: the usage line shows it
+   * without brackets, and the command line is refused without it (cli/args.ts).
+   */
   readonly summary: string;
 }
 

@@ -6,6 +6,7 @@ import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import TOML from "@iarna/toml";
 import { LikenError } from "../common/errors.ts";
+import { cannotRead, readProblem } from "../common/file-errors.ts";
 import { MIB } from "../common/size.ts";
 import type { BootModules } from "./boot-modules.ts";
 import { type SignerVerdict, signerVerdict } from "./pe-signer.ts";
@@ -62,8 +63,8 @@ export async function requireRelease(dir: string): Promise<ReleaseInfo> {
       hint: "build it again with liken-stick release",
       reason: "ReleaseInvalid",
     });
-  const text = await readFile(file, "utf8").catch(() => {
-    throw invalid("it has no release.toml");
+  const text = await readFile(file, "utf8").catch(async (error: unknown) => {
+    throw await missingRelease(dir, error, invalid);
   });
   let data: Record<string, unknown>;
   try {
@@ -116,6 +117,28 @@ export async function requireRelease(dir: string): Promise<ReleaseInfo> {
   };
 }
 
+// Why release.toml could not be read: the folder is not there, is not a folder, or lacks it.
+async function missingRelease(
+  dir: string,
+  error: unknown,
+  invalid: (what: string) => LikenError,
+): Promise<LikenError> {
+  const folder = await stat(dir).catch((e: unknown) => e as NodeJS.ErrnoException);
+  const notAFolder = (what: string) =>
+    new LikenError({
+      kind: "refused",
+      what,
+      hint: "name the folder that liken-stick release --out wrote",
+      reason: "ReleaseInvalid",
+    });
+  if (folder instanceof Error)
+    return notAFolder(`the release folder ${cannotRead(dir, folder, "a folder")}`);
+  if (!folder.isDirectory()) return notAFolder(`the release ${dir} is a file, not a folder`);
+  return (error as NodeJS.ErrnoException).code === "ENOENT"
+    ? invalid("it has no release.toml")
+    : invalid(cannotRead(join(dir, "release.toml"), error, "a file"));
+}
+
 /** Checks every file's size and sha256 against release.toml; a ReleaseInvalid refusal names the first that differs. */
 export async function verifyRelease(release: ReleaseInfo): Promise<void> {
   for (const [name, expected] of Object.entries(release.files)) {
@@ -156,7 +179,11 @@ export async function requireBootModules(release: ReleaseInfo): Promise<BootModu
   try {
     data = JSON.parse(await readFile(join(release.dir, "boot-modules.json"), "utf8"));
   } catch (error) {
-    throw invalid(`does not read (${(error as Error).message.split("\n")[0]})`);
+    throw invalid(
+      error instanceof SyntaxError
+        ? `is not JSON (${error.message.split("\n")[0]})`
+        : readProblem(error, "a file"),
+    );
   }
   if (!Array.isArray(data.modules) || !Array.isArray(data.builtin) || !Array.isArray(data.aliases))
     throw invalid("lacks modules, builtin or aliases");

@@ -54,19 +54,29 @@ export function readSize(
     );
     return undefined;
   }
+  // A size given as a bare integer is bytes: say so, so that `size = 20` reads as 20 bytes.
+  const inBytes = typeof value === "number" || typeof value === "bigint";
+  const sized = inBytes ? `${rule.label} ${bytesOf(size)}` : shown;
   if (rule.minimum !== undefined && size < rule.minimum) {
+    const least = JSON.stringify(formatSize(rule.minimum));
     ck.error(
       pos,
-      `${shown} is too small`,
-      `${rule.label} must be at least ${JSON.stringify(formatSize(rule.minimum))}`,
+      `${sized} is too small`,
+      `${rule.label} must be at least ${least}${inBytes ? `, ${rule.minimum} bytes` : ""}`,
     );
     return undefined;
   }
   if (rule.partition && size % MIB !== 0) {
     const rounded = JSON.stringify(formatSize(roundUpToMiB(size)));
-    ck.warn(pos, `${shown} is not a multiple of 1MiB`, `it will be rounded up to ${rounded}`);
+    ck.warn(pos, `${sized} is not a multiple of 1MiB`, `it will be rounded up to ${rounded}`);
   }
   return size;
+}
+
+/** `1048576 bytes (1MiB)`, or `20 bytes` where no larger unit divides it. */
+function bytesOf(size: number): string {
+  const unit = formatSize(size);
+  return unit === `${size}B` ? `${size} bytes` : `${size} bytes (${unit})`;
 }
 
 /**

@@ -149,3 +149,43 @@ describe("parseManifest", () => {
     );
   });
 });
+
+describe("problems in plain words", () => {
+  it("names an unexpected character as a character, and says a JSON file is not TOML", () => {
+    expect(errors(parseManifest('{"cluster": "c"}\n', "f.toml"))).toEqual([
+      'f.toml:1:1: unexpected "{" (the manifest is TOML, not JSON: write key = value lines, as docs/manifest.md shows)',
+    ]);
+    expect(errors(parseManifest(`${VALID}= 1\n`, "f.toml"))[0]).toMatch(
+      /^f\.toml:8:1: unexpected "=" /,
+    );
+  });
+
+  it("names an unknown escape as it was written", () => {
+    expect(errors(parseManifest('cluster = "a\\qb"\n', "f.toml"))[0]).toMatch(
+      /^f\.toml:1:\d+: unknown escape "\\q" /,
+    );
+  });
+
+  it("finds the first byte that is not UTF-8 and says so", () => {
+    const bytes = Buffer.concat([
+      Buffer.from('cluster = "c"\n# caf'),
+      Buffer.from([0xe9]),
+      Buffer.from("\n"),
+    ]);
+    expect(errors(parseManifest(bytes, "f.toml"))).toEqual([
+      "f.toml:2:6: a byte that is not UTF-8 (0xe9) (save the manifest as UTF-8; an editor's encoding setting or iconv -t UTF-8 converts it)",
+    ]);
+  });
+
+  it("reads UTF-8 bytes as the text they are", () => {
+    const result = parseManifest(Buffer.from(`# café\n${VALID}`), "f.toml");
+    expect(result.ok).toBe(true);
+  });
+
+  it("gives a size written as an integer in bytes, with its unit", () => {
+    const text = `${VALID}[[storage]]\nrole = "data"\nsize = 20\n`;
+    expect(errors(parseManifest(text, "f.toml"))).toEqual([
+      'f.toml:10:8: storage.size 20 bytes is too small (storage.size must be at least "64MiB", 67108864 bytes)',
+    ]);
+  });
+});

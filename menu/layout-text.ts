@@ -6,6 +6,7 @@ import { formatSizeShort } from "../common/size.ts";
 import type { Verdict } from "../hardware/disks/index.ts";
 import { renderLayout } from "../installer/plan/render.ts";
 import type { Layout, LeftOutDisk, PlannedDisk } from "../installer/plan/types.ts";
+import { inMenuWords } from "./menu-words.ts";
 
 const ACTIONS = {
   write: "written from blank",
@@ -35,7 +36,9 @@ export function layoutText(layout: Layout): string[] {
       ? [
           "",
           "Left out:",
-          ...groups.flatMap((g) => g.disks.map((d) => `  ${d.path} (${d.verdict}): ${d.why}`)),
+          ...groups.flatMap((g) =>
+            g.disks.map((d) => `  ${d.path} (${d.verdict}): ${inMenuWords(d.why)}`),
+          ),
         ]
       : []),
   ];

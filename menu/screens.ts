@@ -6,6 +6,7 @@ import { renderDisks } from "../hardware/disks/render.ts";
 import { renderPlanFailure } from "../installer/plan/render.ts";
 import type { Layout } from "../installer/plan/types.ts";
 import { layoutText } from "./layout-text.ts";
+import { inMenuWords } from "./menu-words.ts";
 import { failedStep } from "./steps.ts";
 import { percent, progressBar, rate, sentence, utcMinute } from "./text.ts";
 import type { InstallRun, MenuData, Model, Screen } from "./types.ts";
@@ -130,11 +131,11 @@ export function bodyOf(model: Model): string[] {
       return ["Reading the disks."];
     case "refused": {
       const what = screen.wipe ? "Wipe and reinstall as" : "Install as";
-      const considered = renderPlanFailure(screen.failure);
+      const considered = inMenuWords(renderPlanFailure(screen.failure));
       return [
         `${what} ${screen.machine} cannot start.`,
-        sentence(screen.failure.message),
-        sentence(screen.failure.hint),
+        sentence(inMenuWords(screen.failure.message)),
+        sentence(inMenuWords(screen.failure.hint)),
         ...(considered ? ["", ...lines(considered)] : []),
       ];
     }
