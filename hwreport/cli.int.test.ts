@@ -75,8 +75,12 @@ describe("liken-stick hwreport", () => {
       const r = await cli(["hwreport", "--save", join(dir, "a-file", "reports")]);
       expect(r.code).toBe(1);
       expect(r.stdout).toMatch(/^Problems/);
+      const json = await cli(["hwreport", "--json", "--save", join(dir, "a-file", "reports")]);
+      const doc = JSON.parse(json.stdout);
+      expect(doc.schema).toBe(HWREPORT_SCHEMA);
+      expect(doc.error).toMatchObject({ kind: "failed", reason: "Failed" });
       expect(r.stderr).toMatch(
-        /^liken-stick hwreport: the report was not saved to \S+\/a-file\/reports: ENOTDIR.* \(check that the folder is on a writable disk and the stick is not write-protected, then run it again\)\n$/,
+        /^liken-stick hwreport: the report was not saved to \S+\/a-file\/reports: cannot create the folder \S+\/a-file\/reports: a part of its path is not a folder \(check that the folder is on a writable disk and the stick is not write-protected, then run it again\)\n$/,
       );
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -5,6 +5,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { LikenError } from "../common/errors.ts";
+import { describeFileError, findFileError } from "../common/file-errors.ts";
 import { RELEASE_UKI, requireBootModules, requireRelease } from "../formats/release.ts";
 import type { Manifest } from "../manifest/types.ts";
 import { buildReport } from "./report.ts";
@@ -52,12 +53,18 @@ export async function produceReport(request: ReportRequest): Promise<ProducedRep
     }
     const notSaved = new LikenError({
       kind: "failed",
-      what: `the report was not saved to ${dir}: ${(error as Error).message}`,
+      what: `the report was not saved to ${dir}: ${fileErrorWords(error)}`,
       hint: "check that the folder is on a writable disk and the stick is not write-protected, then run it again",
       cause: error,
     });
     return { report, notSaved };
   }
+}
+
+// "cannot open /x/y.json: permission denied", not Node's "EACCES: permission denied, open ...".
+function fileErrorWords(error: unknown): string {
+  const errno = findFileError(error);
+  return errno ? describeFileError(errno).what : (error as Error).message;
 }
 
 /** The release's version, rootfs size, boot-modules.json and signed image. */
