@@ -3,6 +3,7 @@
 import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
+import type { Progress } from "../common/progress.ts";
 import { repoRoot } from "../common/repo-root.ts";
 import { type Manifest, parseManifest, type SecureBootSettings } from "../manifest/index.ts";
 import { buildEpoch } from "./epoch.ts";
@@ -26,7 +27,8 @@ export type ReleaseRecipe = Pick<
   readonly signKeys?: string;
 };
 
-export async function cachedRelease(recipe: ReleaseRecipe): Promise<string> {
+/** `progress` hears of a build, not of a hit: a hit costs a hash of the sources. */
+export async function cachedRelease(recipe: ReleaseRecipe, progress?: Progress): Promise<string> {
   const { signKeys, ...unsigned } = recipe;
   const keys = signKeys ? await readKeys(signKeys) : undefined;
   const key = { ...unsigned, keys: signKeys ? await keysHash(signKeys) : null };
@@ -34,6 +36,7 @@ export async function cachedRelease(recipe: ReleaseRecipe): Promise<string> {
     await buildRelease({
       ...unsigned,
       ...(keys ? { sign: keys } : {}),
+      ...(progress ? { progress } : {}),
       out,
       epoch: buildEpoch(),
       workDir,
@@ -49,15 +52,18 @@ async function keysHash(dir: string): Promise<string> {
   return hash.digest("hex");
 }
 
-export async function cachedStick(recipe: {
-  manifest: string;
-  releaseDir: string;
-  append?: readonly string[];
-  /** A key folder (liken-stick keys): a signed stick that enrolls them in setup mode. */
-  signKeys?: string;
-  /** The hybrid ISO instead of the raw image. */
-  iso?: boolean;
-}): Promise<string> {
+export async function cachedStick(
+  recipe: {
+    manifest: string;
+    releaseDir: string;
+    append?: readonly string[];
+    /** A key folder (liken-stick keys): a signed stick that enrolls them in setup mode. */
+    signKeys?: string;
+    /** The hybrid ISO instead of the raw image. */
+    iso?: boolean;
+  },
+  progress?: Progress,
+): Promise<string> {
   const { signKeys, iso, ...unsigned } = recipe;
   const file = iso ? "stick.iso" : "stick.img";
   const manifestHash = await fileHash(recipe.manifest);
@@ -76,6 +82,7 @@ export async function cachedStick(recipe: {
       await buildStick({
         ...unsigned,
         ...(keys ? { sign: { keys, ...(await secureBootSettings(recipe.manifest)) } } : {}),
+        ...(progress ? { progress } : {}),
         out: join(out, file),
         epoch: buildEpoch(),
         workDir,

@@ -3,10 +3,12 @@
 import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { NO_PROGRESS, type Progress } from "../common/progress.ts";
 import {
   defaultCacheDir,
   PACKAGES_LOCK,
   requireDebianPackages,
+  requireNodeBinary,
   unpackDebs,
 } from "./inputs/index.ts";
 
@@ -24,22 +26,29 @@ export interface UnpackedInputs {
   readonly ipxe: string;
 }
 
-export async function requireUnpackedInputs(): Promise<UnpackedInputs> {
+/**
+ * The pinned inputs, fetched the first time (`progress` says what is downloaded and how
+ * much is left): every Debian package unpacked, and Node.js in the cache.
+ */
+export async function requireUnpackedInputs(
+  progress: Progress = NO_PROGRESS,
+): Promise<UnpackedInputs> {
   const lockHash = createHash("sha256")
     .update(await readFile(PACKAGES_LOCK))
     .digest("hex")
     .slice(0, 16);
   const root = join(defaultCacheDir("unpacked"), lockHash);
   if (!(await stat(join(root, ".complete")).catch(() => undefined))) {
-    const debs = await requireDebianPackages();
+    const debs = await requireDebianPackages(undefined, progress);
     const staging = `${root}.partial-${process.pid}`;
     await rm(staging, { recursive: true, force: true });
     await mkdir(staging, { recursive: true });
-    await unpackDebs([...debs.values()], staging);
+    await unpackDebs([...debs.values()], staging, progress);
     await writeFile(join(staging, ".complete"), `${new Date().toISOString()}\n`);
     await rm(root, { recursive: true, force: true });
     await rename(staging, root);
   }
+  await requireNodeBinary(undefined, progress);
   const [kernelVersion] = await readdir(join(root, "lib", "modules"));
   if (!kernelVersion) throw new Error(`no kernel under ${root}/lib/modules`);
   return {

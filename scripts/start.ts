@@ -5,17 +5,29 @@ import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../cli/main.ts";
+import { createProgress } from "../common/progress.ts";
 import { cachedRelease, cachedStick } from "../image-build/cached-build.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 process.stderr.write(
   "npm start: building release 1.0.0 and the stick (cached after the first time)\n",
 );
-const release = await cachedRelease({ version: "1.0.0" });
-const stick = await cachedStick({
-  manifest: join(root, "examples/cluster.toml"),
-  releaseDir: release,
-});
+// The first run downloads the pinned inputs and builds both: it says what it does and how
+// much is left, with a bar on a terminal.
+const progress = (what: string) =>
+  createProgress(`npm start: ${what}`, {
+    write: (text) => process.stderr.write(text),
+    ...(process.stderr.isTTY ? { columns: process.stderr.columns || 80 } : {}),
+  });
+const releaseProgress = progress("release 1.0.0");
+const release = await cachedRelease({ version: "1.0.0" }, releaseProgress);
+releaseProgress.end();
+const stickProgress = progress("the stick");
+const stick = await cachedStick(
+  { manifest: join(root, "examples/cluster.toml"), releaseDir: release },
+  stickProgress,
+);
+stickProgress.end();
 const scratch = await mkdtemp(join(tmpdir(), "liken-start-"));
 try {
   // The VM writes to its stick (reports): it gets a copy, the cached image stays clean.

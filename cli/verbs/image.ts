@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { LikenError, usageError } from "../../common/errors.ts";
 import { requireManifest } from "../load-manifest.ts";
 import { requireOutFolder } from "../out-folder.ts";
+import { verbProgress } from "../progress.ts";
 import { requireReleaseOf } from "../release-of-manifest.ts";
 import type { Verb } from "../verb.ts";
 
@@ -84,6 +85,7 @@ Secure Boot on. A manifest with [secure_boot] is refused without --sign.`,
     const { buildStick } = await import("../../image-build/stick/build-stick.ts");
     const { buildEpoch } = await import("../../image-build/epoch.ts");
     const workDir = await mkdtemp(join(tmpdir(), "liken-image-"));
+    const progress = verbProgress("image", io);
     try {
       const words = typeof append === "string" ? append.split(/\s+/).filter(Boolean) : [];
       await buildStick({
@@ -94,8 +96,10 @@ Secure Boot on. A manifest with [secure_boot] is refused without --sign.`,
         ...(keys ? { sign: { keys, ...settings } } : {}),
         epoch: buildEpoch(),
         workDir,
+        progress,
       });
     } finally {
+      progress.end();
       await rm(workDir, { recursive: true, force: true });
     }
     io.out(

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { usageError } from "../../common/errors.ts";
 import { requireManifest } from "../load-manifest.ts";
 import { requireOutFolder } from "../out-folder.ts";
+import { verbProgress } from "../progress.ts";
 import { requireReleaseOf } from "../release-of-manifest.ts";
 import type { Verb } from "../verb.ts";
 
@@ -93,6 +94,7 @@ what it installed: liken.wipe=1 is refused.`,
     const { buildNetboot } = await import("../../image-build/netboot/build-netboot.ts");
     const { buildEpoch } = await import("../../image-build/epoch.ts");
     const workDir = await mkdtemp(join(tmpdir(), "liken-netboot-"));
+    const progress = verbProgress("netboot", io);
     try {
       await buildNetboot({
         manifest,
@@ -105,8 +107,10 @@ what it installed: liken.wipe=1 is refused.`,
         ...(keys ? { sign: keys } : {}),
         epoch: buildEpoch(),
         workDir,
+        progress,
       });
     } finally {
+      progress.end();
       await rm(workDir, { recursive: true, force: true });
     }
     io.out(`Wrote the netboot folder ${out}; serve it at ${url}.\n`);

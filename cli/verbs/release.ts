@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { usageError } from "../../common/errors.ts";
 import { RELEASE_FAULTS as FAULTS } from "../../image-build/release/faults.ts";
 import { requireOutFolder } from "../out-folder.ts";
+import { verbProgress } from "../progress.ts";
 import type { Verb } from "../verb.ts";
 
 export const releaseVerb: Verb = {
@@ -85,6 +86,7 @@ liken.efi's command line changed after it was signed, so the firmware refuses it
     const { buildRelease } = await import("../../image-build/release/build-release.ts");
     const { buildEpoch } = await import("../../image-build/epoch.ts");
     const workDir = await mkdtemp(join(tmpdir(), "liken-release-"));
+    const progress = verbProgress("release", io);
     try {
       await buildRelease({
         version,
@@ -94,8 +96,10 @@ liken.efi's command line changed after it was signed, so the firmware refuses it
         ...(fault ? { fault: fault as (typeof FAULTS)[number] } : {}),
         epoch: buildEpoch(),
         workDir,
+        progress,
       });
     } finally {
+      progress.end();
       await rm(workDir, { recursive: true, force: true });
     }
     io.out(`Built release ${version} in ${out}${keys ? `, signed with ${sign}/db.key` : ""}.\n`);

@@ -4,10 +4,13 @@
 import { mkdir, mkdtemp, readFile, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { LikenError } from "../../common/errors.ts";
+import { NO_PROGRESS, type Progress } from "../../common/progress.ts";
 import { repoRoot } from "../../common/repo-root.ts";
+import { formatSizeShort } from "../../common/size.ts";
 import { downloadDebs } from "../../tools/apt.ts";
 import { extractDeb } from "../../tools/dpkg-deb.ts";
 import { defaultCacheDir, findFileDigest, hasDigest } from "./cache.ts";
+import { watchFolderBytes } from "./folder-bytes.ts";
 import { type Component, withComponentApt } from "./private-apt.ts";
 import { toolSaid } from "./tool-said.ts";
 
@@ -43,15 +46,17 @@ export async function readPackagesLock(file = PACKAGES_LOCK): Promise<LockedDeb[
  */
 export async function requireDebianPackages(
   cacheDir: string = defaultCacheDir("debs"),
+  progress: Progress = NO_PROGRESS,
 ): Promise<Map<string, string>> {
   const lock = await readPackagesLock();
-  return await fetchDebs(lock, cacheDir);
+  return await fetchDebs(lock, cacheDir, progress);
 }
 
 /** Exported for scripts/lock-packages.ts, which passes the hashes from apt's signed index. */
 export async function fetchDebs(
   entries: readonly LockedDeb[],
   cacheDir: string,
+  progress: Progress = NO_PROGRESS,
 ): Promise<Map<string, string>> {
   await mkdir(cacheDir, { recursive: true });
   const paths = new Map(entries.map((e) => [e.name, join(cacheDir, e.filename)]));
@@ -64,6 +69,11 @@ export async function fetchDebs(
   // Download into a private folder, then rename each verified file into place: a build
   // running beside this one never sees a half-written .deb.
   const staging = await mkdtemp(join(cacheDir, ".download-"));
+  const total = missing.reduce((sum, e) => sum + e.size, 0);
+  progress.step(`downloading ${missing.length} Debian packages, ${formatSizeShort(total)}`);
+  const watch = watchFolderBytes(staging, (bytes) =>
+    progress.amount(Math.min(bytes, total), total, "bytes"),
+  );
   try {
     const fromHost = missing.filter((e) => e.component === undefined);
     await downloadDebs(fromHost, staging).catch((error: unknown) => {
@@ -96,6 +106,7 @@ export async function fetchDebs(
       await rename(file, paths.get(entry.name)!);
     }
   } finally {
+    await watch.stop();
     await rm(staging, { recursive: true, force: true });
   }
   return paths;
@@ -111,7 +122,13 @@ function downloadFailed(entries: readonly LockedDeb[], check: string, error: unk
 }
 
 /** Unpacks the files of every .deb into `destDir` (no maintainer scripts run). */
-export async function unpackDebs(debPaths: readonly string[], destDir: string): Promise<void> {
+export async function unpackDebs(
+  debPaths: readonly string[],
+  destDir: string,
+  progress: Progress = NO_PROGRESS,
+): Promise<void> {
+  progress.step(`unpacking ${debPaths.length} Debian packages`);
+  let unpacked = 0;
   await mkdir(destDir, { recursive: true });
   // Two dpkg-deb at a time, largest first: the kernel package alone takes some 3 s, and the
   // small ones all unpack beside it.
@@ -120,7 +137,10 @@ export async function unpackDebs(debPaths: readonly string[], destDir: string): 
   );
   const queue = [...debPaths].sort((a, b) => sizes.get(b)! - sizes.get(a)!);
   const worker = async () => {
-    for (let deb = queue.shift(); deb; deb = queue.shift()) await extractDeb(deb, destDir);
+    for (let deb = queue.shift(); deb; deb = queue.shift()) {
+      await extractDeb(deb, destDir);
+      progress.amount(++unpacked, debPaths.length, "items");
+    }
   };
   await Promise.all([worker(), worker()]);
 }

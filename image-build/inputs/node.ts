@@ -4,7 +4,9 @@
 import { chmod, mkdir, mkdtemp, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { LikenError } from "../../common/errors.ts";
+import { NO_PROGRESS, type Progress } from "../../common/progress.ts";
 import { repoRoot } from "../../common/repo-root.ts";
+import { formatSizeShort } from "../../common/size.ts";
 import { packFromRegistry } from "../../tools/npm-pack.ts";
 import { defaultCacheDir, findFileDigest, hasDigest } from "./cache.ts";
 import { toolSaid } from "./debian.ts";
@@ -35,6 +37,7 @@ export async function readNodeLock(file = NODE_LOCK): Promise<NodeLock> {
 /** The path of the verified `node` executable in the cache, fetched with npm pack if needed. */
 export async function requireNodeBinary(
   cacheDir: string = defaultCacheDir("node"),
+  progress: Progress = NO_PROGRESS,
 ): Promise<string> {
   const lock = await readNodeLock();
   const binary = join(cacheDir, `${lock.package}-${lock.version}`, "node");
@@ -42,6 +45,10 @@ export async function requireNodeBinary(
 
   const tarball = join(cacheDir, lock.filename);
   if (!(await hasDigest(tarball, lock.size, lock.sha256))) {
+    // npm pack shows nothing until the whole file is there: the step says its size.
+    progress.step(
+      `downloading Node.js ${lock.version} (${lock.package}), ${formatSizeShort(lock.size)}`,
+    );
     const fetched = await fetchNodeTarball(`${lock.package}@${lock.version}`, cacheDir);
     if (fetched.sha256 !== lock.sha256 || fetched.size !== lock.size) {
       await rm(fetched.path, { force: true });

@@ -6,10 +6,16 @@
 import { copyFile, cp, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { LikenError } from "../../common/errors.ts";
+import { NO_PROGRESS, numberedSteps, type Progress } from "../../common/progress.ts";
 import type { Manifest } from "../../manifest/types.ts";
 import type { KeySet } from "../secure-boot/keys.ts";
 import { signedBootFiles } from "../secure-boot/uki.ts";
-import { buildStickParts, requireNoWipe, stickCmdline } from "../stick/build-stick.ts";
+import {
+  buildStickParts,
+  requireNoWipe,
+  STICK_PARTS_STEPS,
+  stickCmdline,
+} from "../stick/build-stick.ts";
 import { bootIpxe, IPXE_BOOTIF, NETBOOT_INITRD, NETBOOT_KERNEL } from "./boot-ipxe.ts";
 import { dnsmasqConf } from "./dnsmasq-conf.ts";
 import { matchboxFiles } from "./matchbox.ts";
@@ -33,6 +39,8 @@ export interface NetbootOptions {
   readonly format: NetbootFormat;
   readonly epoch: number;
   readonly workDir: string;
+  /** What the build is doing, for a person waiting on it. */
+  readonly progress?: Progress;
 }
 
 /** The payload folder in a netboot folder; liken.payload names its URL. */
@@ -60,6 +68,7 @@ export async function buildNetboot(o: NetbootOptions): Promise<void> {
     });
   await requireWritable(o.out);
   const url = o.url.endsWith("/") ? o.url : `${o.url}/`;
+  const step = numberedSteps(o.progress ?? NO_PROGRESS, STICK_PARTS_STEPS + 1);
   const { inputs, payload, initrd } = await buildStickParts(
     {
       manifest: o.manifest,
@@ -70,8 +79,15 @@ export async function buildNetboot(o: NetbootOptions): Promise<void> {
       ...(o.sign ? { sign: { keys: o.sign, keepMicrosoft: true, enroll: "manual" as const } } : {}),
       epoch: o.epoch,
       workDir: o.workDir,
+      ...(o.progress ? { progress: o.progress } : {}),
     },
     { kind: "net" },
+    step,
+  );
+  step(
+    o.sign
+      ? `writing ${o.out}: the payload, liken.efi signed, dnsmasq.conf`
+      : `writing ${o.out}: the payload, the kernel, the initramfs, iPXE, dnsmasq.conf`,
   );
   const staging = `${o.out}.partial`;
   await rm(staging, { recursive: true, force: true });

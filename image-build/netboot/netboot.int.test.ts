@@ -52,6 +52,15 @@ describe("netboot", () => {
     const result = await netboot(out, "--append", "liken.install=auto");
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`Wrote the netboot folder ${out}; serve it at ${URL}.\n`);
+    // What it did, step by step, on stderr (a log here: no terminal): stdout is the result.
+    expect(result.stderr.match(/^liken-stick netboot: \[\d\/6\] .*$/gm)).toEqual([
+      "liken-stick netboot: [1/6] the pinned inputs: Debian packages and Node.js",
+      "liken-stick netboot: [2/6] building the stick's root: Node.js, liken-stick and its code cache, the tools, every driver",
+      "liken-stick netboot: [3/6] linking the files the release's root holds too (read from its rootfs.img)",
+      "liken-stick netboot: [4/6] compressing the stick's root (squashfs, zstd), with its dm-verity hash tree",
+      "liken-stick netboot: [5/6] building the initramfs: the drivers that find the network, every payload file's hash",
+      `liken-stick netboot: [6/6] writing ${out}: the payload, the kernel, the initramfs, iPXE, dnsmasq.conf`,
+    ]);
     const files = await tree(out);
     expect(Object.keys(files).filter((f) => !f.startsWith("payload/"))).toEqual(
       expect.arrayContaining(["boot.ipxe", "dnsmasq.conf", "initrd.img", "ipxe.efi", "vmlinuz"]),

@@ -8,6 +8,7 @@
 import { createCipheriv, createHash } from "node:crypto";
 import { chmod, copyFile, mkdir, open, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { NO_PROGRESS, numberedSteps, type Progress } from "../../common/progress.ts";
 import { MIB } from "../../common/size.ts";
 import { signedKernelOptions } from "../../formats/boot-entries.ts";
 import { RELEASE_UKI, type Verity } from "../../formats/release.ts";
@@ -110,12 +111,18 @@ export interface ReleaseOptions {
   /** Every timestamp in the outputs (SOURCE_DATE_EPOCH). */
   readonly epoch: number;
   readonly workDir: string;
+  /** What the build is doing, for a person waiting on it. */
+  readonly progress?: Progress;
 }
 
 export async function buildRelease(o: ReleaseOptions): Promise<void> {
-  const inputs = await requireUnpackedInputs();
+  const progress = o.progress ?? NO_PROGRESS;
+  const step = numberedSteps(progress, o.sign ? 6 : 5);
+  step("the pinned inputs: Debian packages and Node.js");
+  const inputs = await requireUnpackedInputs(progress);
   await mkdir(o.out, { recursive: true });
 
+  step("building the initramfs: busybox, blkid, dmsetup and the boot path's modules (zstd -22)");
   const tree = join(o.workDir, "initrd-tree");
   await rm(tree, { recursive: true, force: true });
   await mkdir(join(tree, "bin"), { recursive: true });
@@ -137,8 +144,10 @@ export async function buildRelease(o: ReleaseOptions): Promise<void> {
   });
 
   await copyFile(inputs.vmlinuz, join(o.out, "vmlinuz"));
-  const root = await buildRootfs(o, inputs, join(o.workDir, "rootfs-tree"));
+  step("building the root: Node.js, the boot agent and its code cache, the NIC drivers");
+  const root = await buildRootfs(o, inputs, join(o.workDir, "rootfs-tree"), step);
   if (o.sign) {
+    step("signing liken.efi (the unified kernel image) and systemd-boot");
     const { loader, uki: signed } = await signedBootFiles(
       inputs,
       {
@@ -160,6 +169,7 @@ export async function buildRelease(o: ReleaseOptions): Promise<void> {
     await copyFile(inputs.systemdBoot, join(o.out, "systemd-bootx64.efi"));
     await rm(join(o.out, RELEASE_UKI), { force: true });
   }
+  step("writing boot-modules.json and release.toml");
   for (const [name, files] of root.firmware) firmware.set(name, files);
   const listed = releaseBootModules(
     await readModuleIndex(inputs.root),
@@ -178,6 +188,7 @@ async function buildRootfs(
   o: ReleaseOptions,
   inputs: UnpackedInputs,
   tree: string,
+  step: (what: string) => void,
 ): Promise<{
   verity: Verity;
   modules: BootModules;
@@ -223,6 +234,7 @@ async function buildRootfs(
     await writeFile(join(tree, "usr/lib/liken/noise.bin"), noise(o.version, o.noiseMiB));
   const image = join(o.out, "rootfs.img");
   await rm(image, { force: true });
+  step("compressing the root into rootfs.img (erofs), with its dm-verity hash tree");
   await makeErofs(image, tree, {
     epoch: o.epoch,
     uuid: versionUuid(o.version),

@@ -20,6 +20,7 @@ import {
 } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { LikenError } from "../../common/errors.ts";
+import { NO_PROGRESS, numberedSteps, type Progress } from "../../common/progress.ts";
 import { MIB } from "../../common/size.ts";
 import { loaderConf } from "../../formats/boot-entries.ts";
 import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
@@ -164,7 +165,12 @@ export interface StickOptions {
   readonly sign?: StickSigning;
   readonly epoch: number;
   readonly workDir: string;
+  /** What the build is doing, for a person waiting on it. */
+  readonly progress?: Progress;
 }
+
+/** The steps every medium shares (buildStickParts), before its own. */
+export const STICK_PARTS_STEPS = 5;
 
 /**
  * Builds the stick: a raw GPT image (and its .bmap) or, when `out` ends in .iso, a hybrid
@@ -172,11 +178,15 @@ export interface StickOptions {
  */
 export async function buildStick(o: StickOptions): Promise<void> {
   if (o.out.endsWith(".iso")) return buildIso(o);
-  const { inputs, payload, initrd } = await buildStickParts(o, {
-    kind: "stick",
-    payloadPartUuid: STICK_GUIDS.payload.toLowerCase(),
-  });
+  const step = numberedSteps(o.progress ?? NO_PROGRESS, STICK_PARTS_STEPS + 3);
+  const { inputs, payload, initrd } = await buildStickParts(
+    o,
+    { kind: "stick", payloadPartUuid: STICK_GUIDS.payload.toLowerCase() },
+    step,
+  );
+  step("building the ESP (FAT16): systemd-boot, the kernel and the initramfs");
   const espImage = await buildEspImage(inputs, o, initrd);
+  step("building the payload partition (FAT32): the manifest, the release, the stick's root");
   const payloadImage = join(o.workDir, "payload.img");
   await buildFatImage(payloadImage, {
     size: await fatSize(payload, PAYLOAD_ROOM, FAT32_MIN),
@@ -185,6 +195,7 @@ export async function buildStick(o: StickOptions): Promise<void> {
     tree: payload,
     epoch: o.epoch,
   });
+  step(`writing ${o.out} and its .bmap`);
   await mkdir(dirname(o.out), { recursive: true });
   await buildGptImage(o.out, STICK_GUIDS.table, [
     {
@@ -207,11 +218,15 @@ export async function buildStick(o: StickOptions): Promise<void> {
 // both the El Torito EFI boot image (a CD) and a GPT partition (the same file on a disk).
 async function buildIso(o: StickOptions): Promise<void> {
   requireNoWipe(o.append, "an ISO");
-  const { inputs, payload, initrd } = await buildStickParts(o, {
-    kind: "iso",
-    volumeLabel: ISO_VOLUME_LABEL,
-  });
+  const step = numberedSteps(o.progress ?? NO_PROGRESS, STICK_PARTS_STEPS + 2);
+  const { inputs, payload, initrd } = await buildStickParts(
+    o,
+    { kind: "iso", volumeLabel: ISO_VOLUME_LABEL },
+    step,
+  );
+  step("building the ESP (FAT16): systemd-boot, the kernel and the initramfs");
   const espImage = await buildEspImage(inputs, o, initrd);
+  step(`writing the ISO ${o.out} (xorriso)`);
   await mkdir(dirname(o.out), { recursive: true });
   await makeHybridIso({
     out: o.out,
@@ -243,11 +258,24 @@ export interface StickParts {
   readonly initrd: string;
 }
 
-/** What every medium carries: the payload and the initramfs that finds it there. */
-export async function buildStickParts(o: StickOptions, medium: StickMedium): Promise<StickParts> {
+/**
+ * What every medium carries: the payload and the initramfs that finds it there, in
+ * STICK_PARTS_STEPS steps, each announced through `step`.
+ */
+export async function buildStickParts(
+  o: StickOptions,
+  medium: StickMedium,
+  step: (what: string) => void,
+): Promise<StickParts> {
   if (o.sign) await requireReleaseSignedBy(await requireRelease(o.releaseDir), o.sign.keys);
-  const inputs = await requireUnpackedInputs();
-  const { payload, verity, releaseVerity } = await buildPayload(inputs, o);
+  step("the pinned inputs: Debian packages and Node.js");
+  const inputs = await requireUnpackedInputs(o.progress);
+  const { payload, verity, releaseVerity } = await buildPayload(inputs, o, step);
+  step(
+    medium.kind === "net"
+      ? "building the initramfs: the drivers that find the network, every payload file's hash"
+      : "building the initramfs: the drivers that find the stick, the payload's hashes",
+  );
   const initrd = await buildStickInitrd(inputs, o, payload, verity, releaseVerity, medium);
   return { inputs, payload, initrd };
 }
@@ -273,6 +301,7 @@ async function buildEspImage(inputs: UnpackedInputs, o: StickOptions, initrd: st
 async function buildPayload(
   inputs: UnpackedInputs,
   o: StickOptions,
+  step: (what: string) => void,
 ): Promise<{ payload: string; verity: Verity; releaseVerity: Verity }> {
   const payload = join(o.workDir, "payload");
   await rm(payload, { recursive: true, force: true });
@@ -291,9 +320,14 @@ async function buildPayload(
   const release = await requireRelease(o.releaseDir);
   const rootTree = join(o.workDir, "root-tree");
   await rm(rootTree, { recursive: true, force: true });
+  step(
+    "building the stick's root: Node.js, liken-stick and its code cache, the tools, every driver",
+  );
   await buildStickRoot(inputs, rootTree, o.workDir);
+  step("linking the files the release's root holds too (read from its rootfs.img)");
   await linkReleaseFiles(rootTree, o.releaseDir, o.workDir);
   const rootImage = join(payload, STICK_ROOT_IMAGE);
+  step("compressing the stick's root (squashfs, zstd), with its dm-verity hash tree");
   await makeSquashfs(rootImage, rootTree, { epoch: o.epoch });
   return { payload, verity: await appendVerityTree(rootImage), releaseVerity: release.verity };
 }
