@@ -37,7 +37,7 @@ Problems come first; docs/hwreport.md explains each one and what to do.`,
       name: "save",
       type: "string",
       value: "DIR",
-      summary: "also write the JSON to DIR/<serial or uuid>.json",
+      summary: "also write the JSON to DIR/<serial>.json (without a serial: docs/hwreport.md)",
     },
   ],
   async run(args, io) {
