@@ -331,10 +331,13 @@ describe("inspect on disks that are not complete installs", () => {
     const foreign = await sparse(GIB);
     await run("mkfs.ext4", ["-q", "-F", foreign]);
     const r = await cli(["inspect", "--json", foreign]);
-    expect(r).toEqual({
-      stdout: "",
-      stderr: `liken-stick inspect: ${foreign} is not a liken disk: signature:ext4@0x438, nonzero-data:head (liken-stick disks ${foreign} says what it holds)\n`,
-      code: 1,
+    const what = `${foreign} is not a liken disk: signature:ext4@0x438, nonzero-data:head`;
+    const hint = `liken-stick disks ${foreign} says what it holds`;
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`liken-stick inspect: ${what} (${hint})\n`);
+    // Under --json the refusal is on stdout too, as on every verb.
+    expect(JSON.parse(r.stdout)).toEqual({
+      error: { kind: "refused", reason: "Refused", what, hint },
     });
   });
 
