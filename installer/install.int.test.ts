@@ -190,7 +190,7 @@ describe("install as", () => {
     expect(await status()).toMatchObject({ phase: "Failed", reason: "NoEligibleDisk" });
   });
 
-  it("refuses another machine's liken disk, and says to use wipe and reinstall", async () => {
+  it("refuses another machine's liken disk, and says to use --wipe", async () => {
     const disk = await sparse(2560 * MIB);
     expect((await cli(installArgs([disk]))).code).toBe(0);
     const before = await sha256(disk);
@@ -208,7 +208,7 @@ describe("install as", () => {
     ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(
-      `liken-stick install: no blank disk: ${disk} holds the liken install of testcluster/leader-1 (use wipe and reinstall as worker-1 to replace it)\n`,
+      `liken-stick install: no blank disk: ${disk} holds the liken install of testcluster/leader-1 (run it again with --wipe to replace it)\n`,
     );
     expect(await sha256(disk)).toBe(before);
   });
@@ -390,7 +390,7 @@ describe("wipe and reinstall as", () => {
     const refused = await cli(installArgs([disk], ["--wipe"]));
     expect(refused.code).toBe(1);
     expect(withoutWarnings(refused.stderr)).toContain(
-      `liken-stick install: no blank disk: ${disk} holds the liken install of othercluster/leader-1, another cluster (attach a blank disk; liken erases another cluster's disk only when wipe and reinstall names that cluster)\n`,
+      `liken-stick install: no blank disk: ${disk} holds the liken install of othercluster/leader-1, another cluster (attach a blank disk; liken erases another cluster's disk only when --wipe-cluster names it)\n`,
     );
     expect(refused.stderr).not.toContain("use wipe");
     expect(await sha256(disk)).toBe(before);
@@ -443,7 +443,7 @@ describe("wipe and reinstall as", () => {
     const r = await cli(installArgs([disk, foreign], ["--wipe"]));
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(
-      `wipe and reinstall refuses disks holding data liken did not write: ${foreign} (signature:ext4@0x438, nonzero-data:head) (leave those disks out; liken erases only disks it wrote)`,
+      `--wipe refuses disks holding data liken did not write: ${foreign} (signature:ext4@0x438, nonzero-data:head) (leave those disks out; liken erases only disks it wrote)`,
     );
     expect(await status()).toMatchObject({ phase: "Failed", reason: "DiskNotLiken" });
     expect([await sha256(disk), await sha256(foreign)]).toEqual(before);

@@ -251,7 +251,7 @@ describe("a liken disk written over by someone else", () => {
       expect(r.stderr).toMatch(
         wipe.length === 0
           ? /no blank disk: every disk holds data or cannot be a target/
-          : /wipe and reinstall refuses disks holding data liken did not write/,
+          : /--wipe refuses disks holding data liken did not write/,
       );
     }
     // Once for both runs: reading the copy whole is most of a case's time.

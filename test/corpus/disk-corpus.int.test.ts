@@ -616,7 +616,7 @@ describe("disk corpus: the project's own built cases", () => {
         expect(r.stderr, what).toMatch(
           wipe.length === 0
             ? /no blank disk: every disk holds data or cannot be a target/
-            : /wipe and reinstall refuses disks holding data liken did not write/,
+            : /--wipe refuses disks holding data liken did not write/,
         );
         expect(r.stderr, what).toContain(c.reasons[0]);
         expect(JSON.parse(await readFile(status, "utf8")), what).toMatchObject({ phase: "Failed" });
