@@ -20,7 +20,8 @@ export function commandHelp(verbs: readonly Verb[], version: string): string {
     "  -h, --help  show this help; liken-stick VERB --help shows a verb's",
     "  --version   print the version",
     "",
-    "Every verb that prints data takes --json for programs; errors go to stderr as one line.",
+    "Every verb that prints data takes --json for programs; errors go to stderr as one line",
+    'and, under --json, to stdout as {"error": {"kind", "reason", "what", "hint"}}.',
     EXIT_CODES,
     "",
   ].join("\n");
