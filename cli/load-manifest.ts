@@ -25,7 +25,9 @@ export async function readManifestFile(file: string): Promise<Buffer> {
     throw new LikenError({
       kind: "refused",
       what: cannotRead(file, error, "a file"),
-      hint: "name the cluster manifest's .toml file",
+      hint: ["EACCES", "EPERM"].includes((error as NodeJS.ErrnoException).code ?? "")
+        ? "run it as a user that may read the file, or make the file readable"
+        : "name the cluster manifest's .toml file",
       reason: "ManifestInvalid",
       cause: error,
     });
