@@ -23,7 +23,7 @@ import { netNames } from "../hardware/net-names.ts";
 import { readSecureBoot } from "../hardware/secure-boot.ts";
 import { waitForStickDrivers } from "../hardware/stick-drivers.ts";
 import { findDisks, findNics } from "../hardware/sysfs.ts";
-import { planLayout } from "../installer/plan/plan-layout.ts";
+import { planInstall, planResultOf } from "../installer/plan/plan-install.ts";
 import type { Manifest } from "../manifest/types.ts";
 import { controllerIds, controllerOf } from "./controller.ts";
 import { type Inventory, readInventory } from "./inventory.ts";
@@ -200,21 +200,26 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
     const installId = input.newInstallId ?? randomUUID();
     const names = input.machine === undefined ? machines.map((m) => m.name) : [input.machine];
     for (const machine of names) {
-      const plan = planLayout({
-        disks: classified,
-        manifest: input.manifest,
-        machine,
-        ...(input.release
-          ? {
-              release: {
-                version: input.release.version,
-                rootfsSize: input.release.rootfsSize ?? 0,
-              },
-            }
-          : {}),
-        wipe: false,
-        newInstallId: installId,
-      });
+      // As install plans (the claim's start time is the install's to take).
+      const plan = planResultOf(
+        planInstall({
+          disks: classified,
+          manifest: input.manifest,
+          machine,
+          ...(input.release
+            ? {
+                release: {
+                  version: input.release.version,
+                  rootfsSize: input.release.rootfsSize ?? 0,
+                },
+              }
+            : {}),
+          wipe: false,
+          newInstallId: installId,
+          paths: [],
+          now: 0,
+        }),
+      );
       layouts.push({ machine, plan });
       if (!plan.ok)
         problems.push({

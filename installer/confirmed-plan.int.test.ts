@@ -100,6 +100,32 @@ describe("install --plan FILE", () => {
     const before = await contentDigest(disk);
     const r = await install(plan.file, disk);
     expect(r.code).toBe(1);
+    // The change named as a change, not met as a disk that is no longer blank.
+    expect(r.stderr).toContain(
+      `liken-stick install: the disks changed since the plan was confirmed: ${disk} was blank, now it is foreign (signature:ext4@0x438, nonzero-data:head) (review the plan again, and confirm the new one)\n`,
+    );
+    expect(await contentDigest(disk)).toBe(before);
+    const status = JSON.parse(await readFile(join(dir, `status-${counter}.json`), "utf8"));
+    expect(status.reason).toBe("DiskChanged");
+  });
+
+  it("writes nothing when any byte was written to the disk since", async () => {
+    const disk = await sparse(2 * GIB);
+    const plan = await planFor(disk);
+    await run("dd", [
+      "if=/dev/urandom",
+      `of=${disk}`,
+      "bs=4096",
+      "count=1",
+      "seek=1000",
+      "conv=notrunc",
+    ]);
+    const before = await contentDigest(disk);
+    const r = await install(plan.file, disk);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /the disks changed since the plan was confirmed: .* was blank, now it is foreign \(nonzero-data:head\)/,
+    );
     expect(await contentDigest(disk)).toBe(before);
   });
 

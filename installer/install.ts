@@ -22,8 +22,8 @@ import type { Manifest } from "../manifest/types.ts";
 import { writeGpt } from "../tools/sfdisk.ts";
 import { eraseDisk } from "./erase.ts";
 import { buildEsp } from "./esp.ts";
-import { type DiskHandle, lockDisk } from "./lock.ts";
-import { confirmedPlanDrift } from "./plan/confirmed.ts";
+import { type DiskHandle, installsWriting, lockDisk } from "./lock.ts";
+import { plannedDiskDrift } from "./plan/disk-drift.ts";
 import { type InstallClaim, type InstallPlan, planInstall } from "./plan/plan-install.ts";
 import type { Layout, PlannedDisk, PlannedPartition } from "./plan/types.ts";
 import { buildState } from "./state.ts";
@@ -33,6 +33,7 @@ import {
   installerStatus,
   readBootId,
 } from "./status.ts";
+import { holdStatusFile, type StatusHold } from "./status-file.ts";
 import { stepFailureOf } from "./step-failure.ts";
 import { type InstallStep, type PlannedStep, stepOf } from "./steps.ts";
 
@@ -79,7 +80,10 @@ export interface InstallRequest {
   readonly paths: readonly string[];
   /** An image file's logical sector size (`--sector-size`): 4096 lays out a 4Kn disk. */
   readonly fileSectorSize?: number;
-  /** Where the installer's status document goes (the state partition gets a copy). */
+  /**
+   * Where the installer's status document goes (the state partition gets a copy); the
+   * install holds it while it runs, so no other install writes the same one.
+   */
   readonly statusFile: string;
   /**
    * The layout a person confirmed (the menu, `install --plan`): the install writes it only
@@ -87,6 +91,8 @@ export interface InstallRequest {
    */
   readonly confirmed?: Layout;
   readonly onEvent?: (event: InstallEvent) => void;
+  /** Each status document as it is made, whether or not it could be written. */
+  readonly onStatus?: (status: InstallerStatus) => void;
 }
 
 export type InstallOutcome =
@@ -113,6 +119,10 @@ class InstallRun {
   private workDir: string | undefined;
   /** The release's boot-path verdict on each disk (preflight): unsupported disks are left out. */
   private missingDrivers: MissingDrivers | undefined;
+  /** This install's hold on its status file, or why it has none. */
+  private status: StatusHold | undefined;
+  /** The status writes in order: each waits for the one before (one temporary file). */
+  private statusWrites: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly request: InstallRequest,
@@ -120,6 +130,7 @@ class InstallRun {
   ) {}
 
   async execute(): Promise<InstallOutcome> {
+    this.status = await holdStatusFile(this.request.statusFile);
     const wanted = this.request.manifest.release.version;
     const release = await this.runStep(stepOf("preflight", wanted), () => this.preflight());
     const plan = await this.runStep(stepOf("plan", release.version), async () =>
@@ -134,6 +145,9 @@ class InstallRun {
       return { result: "already-installed", disk: plan.disk, status };
     }
     this.layout = plan.layout;
+    // The refusals planning finds come first; a status that cannot be written stops the
+    // install here, before the first write to a disk.
+    if (this.status && "problem" in this.status) throw this.status.problem;
     for (const step of plan.steps) await this.runStep(step, () => this.run(step, plan, release));
     const status = await this.writeStatus(
       "Installed",
@@ -186,6 +200,8 @@ class InstallRun {
   async cleanup(): Promise<void> {
     for (const h of this.handles.values()) await h.release().catch(() => undefined);
     if (this.workDir) await rm(this.workDir, { recursive: true, force: true });
+    await this.statusWrites;
+    if (this.status && "release" in this.status) await this.status.release();
   }
 
   // Each step: say it, record it in the status document, run it, flush every disk.
@@ -230,7 +246,7 @@ class InstallRun {
 
   // The disks as they are now, and the plan for them (plan/plan-install.ts decides).
   private async plan(release: ReleaseInfo): Promise<PlanToRun | { kind: "done"; disk: Disk }> {
-    const { manifest, machine, wipe, paths } = this.request;
+    const { manifest, machine, wipe, paths, confirmed } = this.request;
     const disks = await inventoryDisks({
       paths,
       missingDrivers: this.missingDrivers,
@@ -244,7 +260,9 @@ class InstallRun {
       wipe,
       wipeClusters: this.request.wipeClusters ?? [],
       paths,
-      newInstallId: this.request.confirmed?.installId ?? randomUUID(),
+      writing: await installsWriting(disks),
+      ...(confirmed ? { confirmed } : {}),
+      newInstallId: confirmed?.installId ?? randomUUID(),
       now: Math.floor(Date.now() / 1000),
     });
     if (plan.kind === "refused") {
@@ -254,17 +272,6 @@ class InstallRun {
         what: message,
         hint,
         reason,
-      });
-    }
-    const confirmed = this.request.confirmed;
-    const drift =
-      confirmed && plan.kind === "install" && confirmedPlanDrift(confirmed, plan.layout);
-    if (drift) {
-      throw new LikenError({
-        kind: "refused",
-        what: `the disks changed since the plan was confirmed: ${drift}`,
-        hint: "review the plan again, and confirm the new one",
-        reason: "DiskChanged",
       });
     }
     return plan;
@@ -285,14 +292,12 @@ class InstallRun {
       ...this.fileSectors(),
     });
     for (const planned of layout.disks) {
-      const drift = diskDrift(
-        planned,
-        again.find((d) => d.path === planned.path),
-      );
+      const now = again.find((d) => d.path === planned.path);
+      const drift = plannedDiskDrift(planned, now, layout.installId);
       if (drift) {
         throw new LikenError({
           kind: "refused",
-          what: `${planned.path} changed while the install started: ${drift}`,
+          what: `a disk changed while the install started: ${drift}`,
           hint: "check what else uses the disk, then run the install again",
           reason: "DiskChanged",
         });
@@ -488,13 +493,20 @@ class InstallRun {
     );
   }
 
+  // Written only while this install holds the file; made and told about either way.
   private async writeStatus(
     phase: InstallerStatus["phase"],
     reason: InstallerStatus["reason"],
     message: string,
   ): Promise<InstallerStatus> {
     const status = this.statusDocument(phase, reason, message);
-    await writeFileAtomic(this.request.statusFile, `${JSON.stringify(status, null, 2)}\n`);
+    this.request.onStatus?.(status);
+    if (this.status && "release" in this.status) {
+      const text = `${JSON.stringify(status, null, 2)}\n`;
+      const write = this.statusWrites.then(() => writeFileAtomic(this.request.statusFile, text));
+      this.statusWrites = write.catch(() => undefined);
+      await write;
+    }
     return status;
   }
 
@@ -512,19 +524,6 @@ class InstallRun {
     this.workDir ??= await mkdtemp(join(tmpdir(), "liken-install-"));
     return this.workDir;
   }
-}
-
-// A locked target against its plan: the same disk (serial, WWN, size), the verdict its
-// action needs, and the claim the plan saw.
-function diskDrift(planned: PlannedDisk, now: Disk | undefined): string | undefined {
-  if (!now) return "it is gone";
-  const expected = planned.action === "write" ? "blank" : "liken";
-  if (now.verdict !== expected) return `it is now ${now.verdict} (${now.reasons.join(", ")})`;
-  if (now.serial !== planned.serial || now.wwn !== planned.wwn || now.size !== planned.size)
-    return `it is now another disk (serial ${now.serial ?? "none"}, ${now.size} bytes)`;
-  if (now.claim?.installId !== planned.claimInstallId)
-    return `its claim now names install ${now.claim?.installId ?? "none"}`;
-  return undefined;
 }
 
 function plannedDisk(layout: Layout, path: string | undefined): PlannedDisk {

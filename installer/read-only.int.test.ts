@@ -45,7 +45,7 @@ async function verdictOf(path: string, unprivileged = false) {
 /** Every verb that could write `path` refuses it, and its bytes stay as they were. */
 async function expectNothingWrites(path: string): Promise<void> {
   const before = await contentDigest(path);
-  const refusal = `no disk can be written: ${path} is read-only (name a disk that may be written, or remove the write protection if it may`;
+  const refusal = `no disk can be written: ${path} is read-only (name a disk that may be written, or, if it may be, remove its write protection: chmod u+w on an image file, blockdev --setrw on a block device)\n`;
   const plan = await cli(["plan", "--manifest", MANIFEST, "--as", "leader-1", path]);
   expect(plan.code).toBe(1);
   expect(plan.stderr).toContain(`liken-stick plan: ${refusal}`);

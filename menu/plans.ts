@@ -2,7 +2,7 @@
 // pure function, so the menu's tests plan exactly as the stick does.
 
 import type { Disk } from "../hardware/disks/index.ts";
-import { planLayout } from "../installer/plan/plan-layout.ts";
+import { planInstall, planResultOf } from "../installer/plan/plan-install.ts";
 import type { PlanResult } from "../installer/plan/types.ts";
 import type { Manifest } from "../manifest/index.ts";
 import type { MachinePlans } from "./types.ts";
@@ -23,16 +23,22 @@ export function planMachines(
   ].sort();
   const plans: Record<string, MachinePlans> = {};
   for (const m of manifest.machines) {
+    // As install plans: the menu's screens show what install would do, or why it would not.
+    // The person names no disk, and the claim's start time is the install's to take.
     const plan = (wipe: boolean, wipeClusters: readonly string[] = []) =>
-      planLayout({
-        disks,
-        manifest,
-        machine: m.name,
-        ...(release ? { release } : {}),
-        wipe,
-        wipeClusters,
-        newInstallId: newInstallId(),
-      });
+      planResultOf(
+        planInstall({
+          disks,
+          manifest,
+          machine: m.name,
+          ...(release ? { release } : {}),
+          wipe,
+          wipeClusters,
+          paths: [],
+          newInstallId: newInstallId(),
+          now: 0,
+        }),
+      );
     const wipeWith = Object.fromEntries(
       others.map((c) => [c, plan(true, [c])] as const).filter(([c, p]) => erasesCluster(p, c)),
     );

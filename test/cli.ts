@@ -4,6 +4,7 @@
 import { chmod, chown, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Readable } from "node:stream";
 import { repoRoot } from "../common/repo-root.ts";
 import { bundleEntry } from "../image-build/bundle.ts";
 import { CommandError, run, type StartedProcess, start } from "../tools/exec.ts";
@@ -68,6 +69,18 @@ export function startCli(
     stderr: "pipe",
     ...(options.cwd ? { cwd: options.cwd } : {}),
     ...(options.env ? { env: { ...process.env, ...options.env } as Record<string, string> } : {}),
+  });
+}
+
+/** Resolves once `text` has appeared on `stream` (a started command's stdout), which it keeps reading. */
+export function waitForOutput(stream: Readable | undefined, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = "";
+    stream?.on("data", (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (seen.includes(text)) resolve();
+    });
+    stream?.on("end", () => reject(new Error(`the command ended without printing ${text}`)));
   });
 }
 

@@ -8,12 +8,13 @@ import { releaseMissingDrivers } from "../../hardware/missing-drivers.ts";
 import { install } from "../../installer/install.ts";
 import { renderLayout } from "../../installer/plan/render.ts";
 import type { Layout } from "../../installer/plan/types.ts";
+import type { InstallerStatus } from "../../installer/status.ts";
+import { defaultStatusFile, STICK_STATUS_FILE } from "../../installer/status-file.ts";
+import { onLikenStick } from "../firmware-variables.ts";
 import { requireManifest } from "../load-manifest.ts";
 import { SECTOR_SIZE_OPTION, sectorSizeOf } from "../sector-size.ts";
 import type { Verb } from "../verb.ts";
 import { wipeClustersOf } from "../wipe-clusters.ts";
-
-const DEFAULT_STATUS_FILE = "/run/liken/install-status.json";
 
 export const installVerb: Verb = {
   words: ["install"],
@@ -39,7 +40,10 @@ writes that plan and nothing else: if any disk changed since (another disk in it
 place, another size, another claim), it refuses with DiskChanged and writes nothing.
 
 A failed install prints its error and the disks with their verdicts, writes the
-status document (phase Failed and a reason) and exits 1.`,
+status document (phase Failed and a reason) and exits 1. The status document goes
+to ${STICK_STATUS_FILE} on the stick; elsewhere, when the first disk
+named is an image file, beside it as FILE.install-status.json (no root needed),
+and otherwise to ${STICK_STATUS_FILE}.`,
   options: [
     { name: "manifest", type: "string", value: "FILE", summary: "the cluster manifest (required)" },
     {
@@ -70,7 +74,7 @@ status document (phase Failed and a reason) and exits 1.`,
       name: "status-file",
       type: "string",
       value: "FILE",
-      summary: `where the status document goes (${DEFAULT_STATUS_FILE})`,
+      summary: "where the status document goes (see above)",
     },
     {
       name: "plan",
@@ -94,12 +98,14 @@ status document (phase Failed and a reason) and exits 1.`,
     const statusFile =
       typeof args.options["status-file"] === "string"
         ? args.options["status-file"]
-        : DEFAULT_STATUS_FILE;
+        : await defaultStatusFile(args.operands, onLikenStick());
     const wipeClusters = wipeClustersOf(args.options);
     const sectors = sectorSizeOf(args.options);
     const planFile = args.options.plan;
     const confirmed = typeof planFile === "string" ? await readConfirmedPlan(planFile) : undefined;
     const say = json ? () => undefined : io.out;
+    // The last status document made: --json prints it even when it could not be written.
+    let status: InstallerStatus | undefined;
     try {
       const outcome = await install({
         manifest,
@@ -111,6 +117,9 @@ status document (phase Failed and a reason) and exits 1.`,
         ...sectors,
         statusFile,
         ...(confirmed ? { confirmed } : {}),
+        onStatus: (s) => {
+          status = s;
+        },
         onEvent: (e) => {
           if (e.type === "step") say(`» ${e.what}\n`);
           else if (e.done === e.total) say(`  ${formatSizeShort(e.total)} written and verified\n`);
@@ -136,7 +145,7 @@ status document (phase Failed and a reason) and exits 1.`,
         ...sectors,
       }).catch(() => []);
       io.err(`${renderDisks(disks)}`);
-      if (json) io.out(await readFile(statusFile, "utf8").catch(() => ""));
+      if (json && status) io.out(`${JSON.stringify(status, null, 2)}\n`);
       throw error;
     }
   },

@@ -4,7 +4,8 @@ import { LikenError, usageError } from "../../common/errors.ts";
 import { requireRelease } from "../../formats/release.ts";
 import { inventoryDisks } from "../../hardware/disks/index.ts";
 import { missingDriversOf } from "../../hardware/missing-drivers.ts";
-import { planLayout } from "../../installer/plan/plan-layout.ts";
+import { installsWriting } from "../../installer/lock.ts";
+import { planInstall, planResultOf } from "../../installer/plan/plan-install.ts";
 import { renderLayout, renderPlanFailure } from "../../installer/plan/render.ts";
 import { requireManifest } from "../load-manifest.ts";
 import { SECTOR_SIZE_OPTION, sectorSizeOf } from "../sector-size.ts";
@@ -28,7 +29,12 @@ selector, or else the first eligible disk ordered by transport, serial, WWN and
 path. With --release, a slot must hold the release's root filesystem, and a
 disk that needs a driver the release cannot load at boot is left out
 (liken-stick hwreport names the driver). With
---wipe, disks holding a liken install count as targets (they would be erased).`,
+--wipe, disks holding a liken install count as targets (they would be erased).
+
+It plans as install does, with the same refusals: a disk another install is
+writing (DiskBusy), a foreign disk named for a wipe (DiskNotLiken). When the
+machine already holds a complete install of this release, it says that install
+writes nothing, and exits 0.`,
   options: [
     { name: "manifest", type: "string", value: "FILE", summary: "the cluster manifest (required)" },
     {
@@ -67,15 +73,30 @@ disk that needs a driver the release cannot load at boot is left out
       missingDrivers: missing,
       ...sectorSizeOf(args.options),
     });
-    const result = planLayout({
+    const planned = planInstall({
       disks,
       manifest,
       machine: name,
       ...(release ? { release } : {}),
       wipe: args.options.wipe === true,
       wipeClusters: wipeClustersOf(args.options),
+      paths: args.operands,
+      writing: await installsWriting(disks),
       newInstallId: randomUUID(),
+      now: Math.floor(Date.now() / 1000),
     });
+    if (planned.kind === "done") {
+      const { path, claim } = planned.disk;
+      if (args.options.json) {
+        const done = { path, installId: claim?.installId, release: claim?.release };
+        io.out(`${JSON.stringify({ ok: true, done }, null, 2)}\n`);
+      } else
+        io.out(
+          `${path} already holds ${name} with release ${claim?.release}: install writes nothing.\n`,
+        );
+      return 0;
+    }
+    const result = planResultOf(planned);
     if (args.options.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
     if (!result.ok) {
       if (!args.options.json) io.err(renderPlanFailure(result.failure));

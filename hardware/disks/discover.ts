@@ -46,7 +46,27 @@ async function discoverFacts(
     const disks = devices.filter((d) => d.type !== "loop" && d.type !== "rom");
     return Promise.all(disks.map((d) => blockFacts(d, bootPartUuid)));
   }
+  await requireDistinctDisks(paths);
   return Promise.all(paths.map((p) => pathFacts(p, bootPartUuid, fileSectorSize)));
+}
+
+// Two paths of one disk (a symbolic link and its target, /dev/sdb and its /dev/disk/by-id
+// name) would be planned as two disks and written twice over.
+async function requireDistinctDisks(paths: readonly string[]): Promise<void> {
+  const seen = new Map<string, string>();
+  for (const path of paths) {
+    const info = await stat(path, { bigint: true }).catch(() => undefined);
+    if (!info) continue; // pathFacts says it does not exist
+    const key = info.isBlockDevice() ? `block ${info.rdev}` : `file ${info.dev}:${info.ino}`;
+    const first = seen.get(key);
+    if (first !== undefined) {
+      throw usageError(
+        first === path ? `${path} is named twice` : `${first} and ${path} are the same disk`,
+        "name each disk once",
+      );
+    }
+    seen.set(key, path);
+  }
 }
 
 async function pathFacts(

@@ -2,7 +2,26 @@
 // `plan --json`) against the plan of the disks as they are now: the install writes only
 // what was confirmed. Anything that differs stops it, except what this very install
 // already wrote: a disk it claimed on an earlier, interrupted attempt is now `resume`.
+import type { Disk } from "../../hardware/disks/types.ts";
+import { plannedDiskDrift } from "./disk-drift.ts";
 import type { Layout, PlannedDisk } from "./types.ts";
+
+/**
+ * What changed on the confirmed plan's disks, read as they are now, or undefined: asked
+ * before planning, so data written to a planned disk is named as the change it is, not
+ * met as a disk that is no longer blank.
+ */
+export function confirmedDisksDrift(confirmed: Layout, disks: readonly Disk[]): string | undefined {
+  for (const planned of confirmed.disks) {
+    const drift = plannedDiskDrift(
+      planned,
+      disks.find((d) => d.path === planned.path),
+      confirmed.installId,
+    );
+    if (drift) return drift;
+  }
+  return undefined;
+}
 
 /** What differs, in words, or undefined when `now` is the plan that was confirmed. */
 export function confirmedPlanDrift(confirmed: Layout, now: Layout): string | undefined {

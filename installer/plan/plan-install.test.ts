@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ClaimSummary, Disk } from "../../hardware/disks/types.ts";
 import type { Manifest } from "../../manifest/types.ts";
 import { plannerDisk } from "../../test/fixtures/disks.ts";
-import { type InstallPlanInput, planInstall } from "./plan-install.ts";
+import { type InstallPlanInput, planInstall, planResultOf } from "./plan-install.ts";
 
 const MIB = 1024 * 1024;
 const GIB = 1024 * MIB;
@@ -79,7 +79,7 @@ describe("planInstall", () => {
 
   it("says a complete install of the same release is done, and refuses another release", () => {
     const done = liken("/dev/vda", {});
-    expect(plan([done])).toEqual({ kind: "done", disk: done });
+    expect(plan([done])).toMatchObject({ kind: "done", disk: done });
     const older = plan([done], { release: { version: "2.0.0", rootfsSize: 64 * MIB } });
     expect(older).toMatchObject({
       kind: "refused",
@@ -147,5 +147,66 @@ describe("planInstall", () => {
       twoDisks,
     );
     expect(old.kind).toBe("install");
+  });
+
+  it("refuses a disk another install is writing, before anything else about it", () => {
+    const partial = liken("/dev/vda", { complete: false });
+    expect(plan([partial], { writing: new Map([["/dev/vda", 4242]]) })).toMatchObject({
+      kind: "refused",
+      failure: {
+        reason: "DiskBusy",
+        message: "/dev/vda is being written by another install (process 4242)",
+        hint: "wait for that install to finish, then run this one again if it is still needed",
+      },
+    });
+  });
+
+  it("refuses a confirmed plan whose disk now holds data as DiskChanged, naming the change", () => {
+    const confirmed = plan([disk("/dev/vda")]);
+    if (confirmed.kind !== "install") throw new Error(confirmed.kind);
+    const written = disk("/dev/vda", {
+      verdict: "foreign",
+      reasons: ["signature:ext4@0x438", "nonzero-data:head"],
+    });
+    expect(plan([written], { confirmed: confirmed.layout })).toMatchObject({
+      kind: "refused",
+      failure: {
+        reason: "DiskChanged",
+        message:
+          "the disks changed since the plan was confirmed: /dev/vda was blank, now it is foreign (signature:ext4@0x438, nonzero-data:head)",
+        hint: "review the plan again, and confirm the new one",
+      },
+    });
+    expect(plan([], { confirmed: confirmed.layout })).toMatchObject({
+      failure: { message: "the disks changed since the plan was confirmed: /dev/vda is gone" },
+    });
+    // The disks as they were: the same plan, with the confirmed install id.
+    const again = plan([disk("/dev/vda")], {
+      confirmed: confirmed.layout,
+      newInstallId: confirmed.layout.installId,
+    });
+    expect(again.kind).toBe("install");
+  });
+
+  it("shows a machine that is already installed as the menu and the report read it", () => {
+    const done = plan([liken("/dev/vda", {})]);
+    expect(planResultOf(done)).toMatchObject({
+      ok: false,
+      failure: {
+        reason: "DiskNotBlank",
+        message: "no blank disk: /dev/vda holds the liken install of mycluster/leader-1",
+        hint: "use wipe and reinstall as leader-1 to replace it",
+      },
+    });
+    // With a blank disk beside it, install as still writes nothing, and says so.
+    const besideBlank = plan([liken("/dev/vda", {}), disk("/dev/vdb")]);
+    expect(besideBlank.kind).toBe("done");
+    expect(planResultOf(besideBlank)).toMatchObject({
+      ok: false,
+      failure: {
+        message:
+          "/dev/vda holds the liken install of mycluster/leader-1 already: install as writes nothing",
+      },
+    });
   });
 });

@@ -1,20 +1,27 @@
-// The install's policy, decided before anything is written and without I/O: whether this
-// machine is already installed, whether a wipe meets data liken did not write, the layout,
-// the claim every disk gets, and the steps that write it. The installer (install.ts) runs
-// what this returns and nothing else.
+// The install's policy, decided before anything is written and without I/O: whether another
+// install is writing a disk, whether a confirmed plan still holds, whether this machine is
+// already installed, whether a wipe meets data liken did not write, the layout, the claim
+// every disk gets, and the steps that write it. The one planner: `install` runs what this
+// returns and nothing else, and `plan`, the menu and the hardware report show it.
 import type { Claim } from "../../formats/claim.ts";
 import type { Disk } from "../../hardware/disks/types.ts";
 import { installSteps, type PlannedStep } from "../steps.ts";
+import { confirmedDisksDrift, confirmedPlanDrift } from "./confirmed.ts";
 import { type PlanInput, planLayout } from "./plan-layout.ts";
-import type { Layout, PlanFailure } from "./types.ts";
+import type { Layout, PlanFailure, PlanResult } from "./types.ts";
 
 export interface InstallPlanInput extends PlanInput {
   /** The paths the operator named; empty means every disk of the machine. */
   readonly paths: readonly string[];
-  /** The release being installed (already verified). */
-  readonly release: { readonly version: string; readonly rootfsSize: number };
   /** Now, in seconds since the epoch: a fresh install's start time. */
   readonly now: number;
+  /** The disks another install is writing now, each with that install's pid (installer/lock.ts). */
+  readonly writing?: ReadonlyMap<string, number>;
+  /**
+   * The layout a person confirmed (the menu, `install --plan`): the plan holds only while
+   * the disks are still what it was made for, and comes out the same.
+   */
+  readonly confirmed?: Layout;
 }
 
 /** The claim of an install without its per-disk fields. */
@@ -28,11 +35,26 @@ export type InstallPlan =
       /** From lock to complete: what runs once the layout is planned. */
       readonly steps: readonly PlannedStep[];
     }
-  /** This machine's complete install of this release is on `disk`: nothing to write. */
-  | { readonly kind: "done"; readonly disk: Disk }
+  /**
+   * This machine's complete install of this release is on `disk`: nothing to write.
+   * `refusal` says so to whoever shows a layout or why there is none (the menu, the report).
+   */
+  | { readonly kind: "done"; readonly disk: Disk; readonly refusal: PlanFailure }
   | { readonly kind: "refused"; readonly failure: PlanFailure };
 
 export function planInstall(input: InstallPlanInput): InstallPlan {
+  const busy = input.disks.find((d) => input.writing?.has(d.path));
+  if (busy) {
+    return refused({
+      reason: "DiskBusy",
+      message: `${busy.path} is being written by another install (process ${input.writing?.get(busy.path)})`,
+      hint: "wait for that install to finish, then run this one again if it is still needed",
+      considered: [],
+    });
+  }
+  const { confirmed } = input;
+  const changed = confirmed && confirmedDisksDrift(confirmed, input.disks);
+  if (changed) return disksChanged(changed);
   const done = findCompleteInstall(input);
   if (done) return done;
   const foreign = input.wipe
@@ -51,6 +73,8 @@ export function planInstall(input: InstallPlanInput): InstallPlan {
   const result = planLayout(input);
   if (!result.ok) return refused(result.failure);
   const { layout } = result;
+  const drift = confirmed && confirmedPlanDrift(confirmed, layout);
+  if (drift) return disksChanged(drift);
   // A resumed install keeps its start time.
   const resumed = input.disks.find((d) => d.claim?.installId === layout.installId);
   const createdAt = resumed?.claim ? Date.parse(resumed.claim.createdAt) / 1000 : input.now;
@@ -72,6 +96,18 @@ export function planInstall(input: InstallPlanInput): InstallPlan {
   };
 }
 
+/** The plan as a layout or the reason there is none: what `plan --json`, the menu and the report show. */
+export function planResultOf(plan: InstallPlan): PlanResult {
+  switch (plan.kind) {
+    case "install":
+      return { ok: true, layout: plan.layout };
+    case "done":
+      return { ok: false, failure: plan.refusal };
+    case "refused":
+      return { ok: false, failure: plan.failure };
+  }
+}
+
 // A complete install of this machine: the same release is done; another needs a wipe.
 function findCompleteInstall(input: InstallPlanInput): InstallPlan | undefined {
   if (input.wipe) return undefined;
@@ -83,18 +119,51 @@ function findCompleteInstall(input: InstallPlanInput): InstallPlan | undefined {
       d.claim.cluster === input.manifest.cluster &&
       d.claim.machine === input.machine,
   );
-  if (!done) return undefined;
+  if (!done?.claim) return undefined;
   // An install killed while it marked its disks complete is finished, not done.
   const unfinished = input.disks.some(
     (d) =>
       d.verdict === "liken" && d.claim?.installId === done.claim?.installId && !d.claim?.complete,
   );
   if (unfinished) return undefined;
-  if (done.claim?.release === input.release.version) return { kind: "done", disk: done };
+  const version = input.release?.version ?? input.manifest.release.version;
+  const { cluster, machine, release } = done.claim;
+  if (release === version) {
+    const why = `holds the liken install of ${cluster}/${machine}`;
+    const blankToo = input.disks.some((d) => d.verdict === "blank");
+    return {
+      kind: "done",
+      disk: done,
+      refusal: {
+        reason: "DiskNotBlank",
+        message: blankToo
+          ? `${done.path} ${why} already: install as writes nothing`
+          : `no blank disk: ${done.path} ${why}`,
+        hint: `use wipe and reinstall as ${input.machine} to replace it`,
+        considered: [
+          {
+            path: done.path,
+            verdict: done.verdict,
+            reasons: done.reasons,
+            why: `${why}, release ${release}: install as writes nothing`,
+          },
+        ],
+      },
+    };
+  }
   return refused({
     reason: "DiskNotBlank",
-    message: `${done.path} holds release ${done.claim?.release} of ${input.machine}`,
-    hint: `use wipe and reinstall to install ${input.release.version}`,
+    message: `${done.path} holds release ${release} of ${input.machine}`,
+    hint: `use wipe and reinstall to install ${version}`,
+    considered: [],
+  });
+}
+
+function disksChanged(what: string): InstallPlan {
+  return refused({
+    reason: "DiskChanged",
+    message: `the disks changed since the plan was confirmed: ${what}`,
+    hint: "review the plan again, and confirm the new one",
     considered: [],
   });
 }

@@ -351,7 +351,7 @@ function nothingEligible(
     return [
       "NoEligibleDisk",
       `no disk can be written: ${readOnly.map((d) => d.path).join(", ")} ${readOnly.length > 1 ? "are" : "is"} read-only`,
-      "name a disk that may be written, or remove the write protection if it may (chmod u+w on an image file, blockdev --setrw on a block device)",
+      "name a disk that may be written, or, if it may be, remove its write protection: chmod u+w on an image file, blockdev --setrw on a block device",
     ];
   }
   return [

@@ -70,6 +70,8 @@ export type PlanFailureReason =
   | "DiskNotBlank"
   | "DiskNotLiken"
   | "DiskTooSmall"
+  | "DiskBusy"
+  | "DiskChanged"
   | "SectorSizeUnsupported"
   | "MissingDriver"
   | "ReleaseTooLarge";
