@@ -93,18 +93,34 @@ export interface InstallRequest {
   readonly onEvent?: (event: InstallEvent) => void;
   /** Each status document as it is made, whether or not it could be written. */
   readonly onStatus?: (status: InstallerStatus) => void;
+  /**
+   * Stops the install when aborted, its reason the signal's name (Ctrl-C and its kin): at
+   * once while it only reads (the release's hashes, the disks), else at the next point the
+   * same install, run again, finishes from: before a step, or between the chunks of the
+   * slot write. It then throws, its status at phase Interrupted.
+   */
+  readonly interrupt?: AbortSignal;
 }
 
 export type InstallOutcome =
   | { readonly result: "installed"; readonly layout: Layout; readonly status: InstallerStatus }
   | { readonly result: "already-installed"; readonly disk: Disk; readonly status: InstallerStatus };
 
-/** Installs, or throws a LikenError whose reason is an InstallFailureReason; the status file says which. */
+/**
+ * Installs, or throws a LikenError whose reason is an InstallFailureReason; the status file
+ * says which. Stopped through `interrupt`, it throws a LikenError that says where it stopped.
+ */
 export async function install(request: InstallRequest): Promise<InstallOutcome> {
   const run = new InstallRun(request, await readBootId());
   try {
     return await run.execute();
   } catch (error) {
+    // Whatever broke after the signal (a tool the terminal's Ctrl-C killed too) is the stop.
+    if (request.interrupt?.aborted) {
+      const stopped = run.stopped();
+      await run.writeStatus("Interrupted", "", stopped.message).catch(() => undefined);
+      throw stopped;
+    }
     await run.fail(error);
     throw error;
   } finally {
@@ -112,8 +128,17 @@ export async function install(request: InstallRequest): Promise<InstallOutcome> 
   }
 }
 
+// The steps that write nothing to a disk: a signal stops them at once.
+const READ_ONLY_STEPS: ReadonlySet<InstallStep> = new Set(["preflight", "plan"]);
+
 class InstallRun {
   private step: InstallStep = "preflight";
+  /** The words of the step running (steps.ts). */
+  private stepWhat = "";
+  /** Where a signal stopped the install: before a step began, or while it ran. */
+  private stoppedAt: { readonly when: "before" | "while"; readonly what: string } | undefined;
+  /** Whether a step that writes a disk has begun: the disks may hold a partial install. */
+  private wroteDisks = false;
   private layout: Layout | undefined;
   private readonly handles = new Map<string, DiskHandle>();
   private workDir: string | undefined;
@@ -197,6 +222,42 @@ class InstallRun {
     await this.writeStatus("Failed", reason, message).catch(() => undefined);
   }
 
+  /** The error that says where a signal stopped the install, and what to do. */
+  stopped(): LikenError {
+    const signal = String(this.request.interrupt?.reason ?? "a signal");
+    const at = this.stoppedAt ?? { when: "while", what: this.stepWhat || "starting" };
+    const paths = this.plannedDisks().map((d) => d.path);
+    const left = !this.wroteDisks
+      ? "nothing was written"
+      : `${paths.join(", ")} ${paths.length === 1 ? "holds" : "hold"} a partial install`;
+    return new LikenError({
+      kind: "failed",
+      what: `stopped by ${signal} ${at.when} ${at.what}; ${left}`,
+      hint: "run the same install again to finish it",
+    });
+  }
+
+  // Throws where the install may stop, once a signal came; notes where that was.
+  private stopIfInterrupted(when: "before" | "while", what: string): void {
+    if (!this.request.interrupt?.aborted) return;
+    this.stoppedAt ??= { when, what };
+    throw new Error(`stopped by ${String(this.request.interrupt.reason)}`);
+  }
+
+  // `work` that only reads, given up at once when a signal comes.
+  private untilInterrupted<T>(work: Promise<T>, what: string): Promise<T> {
+    const signal = this.request.interrupt;
+    if (!signal) return work;
+    return new Promise<T>((resolve, reject) => {
+      const stop = () => {
+        this.stoppedAt ??= { when: "while", what };
+        reject(new Error(`stopped by ${String(signal.reason)}`));
+      };
+      signal.addEventListener("abort", stop, { once: true });
+      work.then(resolve, reject).finally(() => signal.removeEventListener("abort", stop));
+    });
+  }
+
   async cleanup(): Promise<void> {
     for (const h of this.handles.values()) await h.release().catch(() => undefined);
     if (this.workDir) await rm(this.workDir, { recursive: true, force: true });
@@ -207,11 +268,16 @@ class InstallRun {
   // Each step: say it, record it in the status document, run it, flush every disk.
   private async runStep<T>(step: PlannedStep, body: () => Promise<T>): Promise<T> {
     const { what } = step;
+    this.stopIfInterrupted("before", what);
     this.step = step.step;
+    this.stepWhat = what;
+    if (!READ_ONLY_STEPS.has(step.step) && step.step !== "lock") this.wroteDisks = true;
     this.request.onEvent?.({ type: "step", step: step.step, what });
     await this.writeStatus("Installing", "", what);
     if (step$.hasSubscribers) step$.publish({ step: step.step } satisfies InstallStepMessage);
-    const result = await body().catch((error: unknown) => {
+    const work = READ_ONLY_STEPS.has(step.step) ? this.untilInterrupted(body(), what) : body();
+    const result = await work.catch((error: unknown) => {
+      this.stopIfInterrupted("while", what);
       if (error instanceof LikenError) throw error;
       const { reason, hint } = stepFailureOf(error, step.failure);
       throw new LikenError({
@@ -405,8 +471,11 @@ class InstallRun {
     const slot = part(system, "slot-a");
     const { file } = this.handle(system.path);
     await writeImage(file, join(release.dir, "rootfs.img"), slot.start, {
-      onProgress: (done, total) =>
-        this.request.onEvent?.({ type: "progress", step: "slot", done, total }),
+      onProgress: (done, total) => {
+        // The slot is the long write: a signal stops it between two chunks.
+        this.stopIfInterrupted("while", this.stepWhat);
+        this.request.onEvent?.({ type: "progress", step: "slot", done, total });
+      },
     });
     await file.sync();
     const expected = release.files["rootfs.img"];
@@ -494,7 +563,7 @@ class InstallRun {
   }
 
   // Written only while this install holds the file; made and told about either way.
-  private async writeStatus(
+  async writeStatus(
     phase: InstallerStatus["phase"],
     reason: InstallerStatus["reason"],
     message: string,

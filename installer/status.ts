@@ -5,7 +5,8 @@ import { readFile } from "node:fs/promises";
 import { sanitizeMessage } from "../common/sanitize.ts";
 import { rfc3339 } from "../common/time.ts";
 
-export type InstallPhase = "Installing" | "Installed" | "Failed";
+/** Interrupted: stopped by a signal (Ctrl-C) where the same install, run again, finishes. */
+export type InstallPhase = "Installing" | "Installed" | "Failed" | "Interrupted";
 
 /** Why an install failed: a closed enum, also used for exit codes and the menu. */
 export type InstallFailureReason =
@@ -29,7 +30,7 @@ export interface InstallerStatus {
   readonly apiVersion: "liken.dev/v1";
   readonly kind: "InstallerStatus";
   readonly phase: InstallPhase;
-  /** Empty unless the phase is Failed. */
+  /** Empty unless the phase is Failed (an interrupted install did not fail). */
   readonly reason: InstallFailureReason | "";
   readonly message: string;
   readonly cluster: string;

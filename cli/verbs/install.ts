@@ -1,6 +1,6 @@
 // `liken-stick install --manifest FILE --as NAME --release DIR [--wipe] [PATH...]`.
 import { readFile } from "node:fs/promises";
-import { usageError } from "../../common/errors.ts";
+import { oneLine, usageError } from "../../common/errors.ts";
 import { formatSizeShort } from "../../common/size.ts";
 import { inventoryDisks } from "../../hardware/disks/index.ts";
 import { renderDisks } from "../../hardware/disks/render.ts";
@@ -13,6 +13,7 @@ import { defaultStatusFile, STICK_STATUS_FILE } from "../../installer/status-fil
 import { onLikenStick } from "../firmware-variables.ts";
 import { requireManifest } from "../load-manifest.ts";
 import { SECTOR_SIZE_OPTION, sectorSizeOf } from "../sector-size.ts";
+import { listenForStop } from "../stop-signals.ts";
 import type { Verb } from "../verb.ts";
 import { wipeClustersOf } from "../wipe-clusters.ts";
 
@@ -38,6 +39,10 @@ holds other data refuses the whole run before anything is written.
 With --plan FILE (what \`liken-stick plan --json\` printed, reviewed), the install
 writes that plan and nothing else: if any disk changed since (another disk in its
 place, another size, another claim), it refuses with DiskChanged and writes nothing.
+
+Ctrl-C (SIGINT, SIGTERM, SIGHUP) stops it where running the same install again
+finishes it: one line says where it stopped, the status document says phase
+Interrupted, and the exit code is 130 (143, 129).
 
 A failed install prints its error and the disks with their verdicts, writes the
 status document (phase Failed and a reason) and exits 1. The status document goes
@@ -106,6 +111,7 @@ and otherwise to ${STICK_STATUS_FILE}.`,
     const say = json ? () => undefined : io.out;
     // The last status document made: --json prints it even when it could not be written.
     let status: InstallerStatus | undefined;
+    const stop = listenForStop();
     try {
       const outcome = await install({
         manifest,
@@ -117,6 +123,7 @@ and otherwise to ${STICK_STATUS_FILE}.`,
         ...sectors,
         statusFile,
         ...(confirmed ? { confirmed } : {}),
+        interrupt: stop.signal,
         onStatus: (s) => {
           status = s;
         },
@@ -137,6 +144,16 @@ and otherwise to ${STICK_STATUS_FILE}.`,
       }
       return 0;
     } catch (error) {
+      if (stop.signal.aborted) {
+        // One line: where it stopped, and that the same install finishes it.
+        io.err(`liken-stick install: ${oneLine(error)}\n`);
+        if (json && status) io.out(`${JSON.stringify(status, null, 2)}\n`);
+        // The exit comes once main has printed: reads the stop did not wait for (the
+        // release's hashes, from a slow stick) would otherwise hold the process open.
+        const code = stop.exitCode();
+        setImmediate(() => process.exit(code));
+        return code;
+      }
       // The operator sees the error line (main prints it) and every disk with its verdict.
       const missing = await releaseMissingDrivers(release).catch(() => undefined);
       const disks = await inventoryDisks({
@@ -147,6 +164,8 @@ and otherwise to ${STICK_STATUS_FILE}.`,
       io.err(`${renderDisks(disks)}`);
       if (json && status) io.out(`${JSON.stringify(status, null, 2)}\n`);
       throw error;
+    } finally {
+      stop.dispose();
     }
   },
 };
