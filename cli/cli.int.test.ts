@@ -12,7 +12,7 @@ describe("liken-stick", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("Usage: liken-stick VERB [OPTIONS] [ARGUMENTS]");
     expect(r.stdout).toMatch(/^ {2}manifest check FILE {2,}validate a cluster manifest/m);
-    expect(r.stdout).toContain("Exit codes: 0 done, 1 refused or failed, 2 usage error.");
+    expect(r.stdout).toContain("Exit codes: 0 done, 1 refused or failed, 2 usage error;");
   });
 
   it("prints help on stdout and exits 0 without a verb", async () => {

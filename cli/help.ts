@@ -3,7 +3,8 @@
 import { usage } from "./args.ts";
 import type { Verb } from "./verb.ts";
 
-const EXIT_CODES = "Exit codes: 0 done, 1 refused or failed, 2 usage error.";
+const EXIT_CODES =
+  "Exit codes: 0 done, 1 refused or failed, 2 usage error; an install stopped by Ctrl-C 130 (SIGTERM 143, SIGHUP 129).";
 
 export function commandHelp(verbs: readonly Verb[], version: string): string {
   const width = Math.max(...verbs.map((v) => signature(v).length));
