@@ -78,6 +78,20 @@ describe("install --plan FILE", () => {
     expect(inspected.claim).toMatchObject({ installId: plan.installId, complete: true });
   });
 
+  it("takes a plan whose partitions name their PARTUUID uuid, as plan --json did before", async () => {
+    const disk = await sparse(2 * GIB);
+    const plan = await planFor(disk);
+    const text = await readFile(plan.file, "utf8");
+    expect(text).toContain('"partUuid"');
+    await writeFile(plan.file, text.replaceAll('"partUuid"', '"uuid"'));
+    const r = await install(plan.file, disk);
+    expect(r.code, r.stderr).toBe(0);
+    const inspected = JSON.parse((await cli(["inspect", "--json", disk])).stdout) as {
+      claim: { installId: string; complete: boolean };
+    };
+    expect(inspected.claim).toMatchObject({ installId: plan.installId, complete: true });
+  });
+
   it("writes nothing when the disk was replaced by one of another size", async () => {
     const disk = await sparse(2 * GIB);
     const plan = await planFor(disk);

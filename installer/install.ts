@@ -426,7 +426,7 @@ class InstallRun {
         start: p.start,
         size: p.size,
         typeGuid: p.typeGuid,
-        uuid: p.uuid,
+        uuid: p.partUuid,
         name: p.label,
       }));
       // sfdisk 2.38 lays out a file in 512-byte sectors only (formats/gpt-encode.ts).
@@ -459,8 +459,8 @@ class InstallRun {
       workDir: work,
       release,
       slot: "a",
-      rootPartUuid: part(system, "slot-a").uuid,
-      partUuid: esp.uuid,
+      rootPartUuid: part(system, "slot-a").partUuid,
+      partUuid: esp.partUuid,
       sectorSize: system.sectorSize,
     });
     await writeImage(this.handle(system.path).file, image, esp.start);
@@ -519,7 +519,7 @@ class InstallRun {
       installId: claim.installId,
       version: claim.release,
       installedAt: claim.createdAt,
-      partUuid: state.uuid,
+      partUuid: state.partUuid,
       status,
       sectorSize: system.sectorSize,
     });

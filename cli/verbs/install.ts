@@ -188,5 +188,20 @@ async function readConfirmedPlan(file: string): Promise<Layout> {
       `${file} holds no plan`,
       "give the file liken-stick plan --json wrote for a plan that succeeded",
     );
-  return layout as Layout;
+  return withPartUuids(layout as Layout);
+}
+
+// A plan printed before the partitions' `uuid` was named `partUuid`, as inspect names it,
+// is the same plan.
+function withPartUuids(layout: Layout): Layout {
+  return {
+    ...layout,
+    disks: layout.disks.map((d) => ({
+      ...d,
+      partitions: d.partitions.map((p) => {
+        const { uuid, ...rest } = p as typeof p & { uuid?: string };
+        return rest.partUuid === undefined && uuid !== undefined ? { ...rest, partUuid: uuid } : p;
+      }),
+    })),
+  };
 }

@@ -52,8 +52,18 @@ function diskDrift(was: PlannedDisk, now: PlannedDisk, installId: string): strin
     const claim = (d: PlannedDisk) => (d.claimInstallId ? ` of install ${d.claimInstallId}` : "");
     return `${was.path}: it was to ${was.action}${claim(was)}, now ${now.action}${claim(now)}`;
   }
-  if (JSON.stringify(was.partitions) !== JSON.stringify(now.partitions)) {
+  if (partitionsText(was) !== partitionsText(now)) {
     return `${was.path}: its partitions differ from the plan's`;
   }
   return undefined;
+}
+
+// The partitions as text with each one's keys sorted: a plan file whose keys a person or a
+// tool reordered is the same plan.
+function partitionsText(d: PlannedDisk): string {
+  return JSON.stringify(
+    d.partitions.map((p) =>
+      Object.fromEntries(Object.entries(p).sort(([a], [b]) => (a < b ? -1 : 1))),
+    ),
+  );
 }

@@ -86,8 +86,8 @@ describe("planLayout", () => {
       plan([disk("/dev/vda", 64 * GIB)], { newInstallId: "11111111-2222-4333-8444-555555555555" }),
     );
     expect(a).toEqual(b);
-    expect(c.disks[0]?.partitions[0]?.uuid).not.toBe(a.disks[0]?.partitions[0]?.uuid);
-    expect(a.disks[0]?.partitions[0]?.uuid).toMatch(
+    expect(c.disks[0]?.partitions[0]?.partUuid).not.toBe(a.disks[0]?.partitions[0]?.partUuid);
+    expect(a.disks[0]?.partitions[0]?.partUuid).toMatch(
       /^[0-9A-F]{8}-[0-9A-F]{4}-8[0-9A-F]{3}-[89AB][0-9A-F]{3}-[0-9A-F]{12}$/,
     );
   });

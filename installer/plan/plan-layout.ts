@@ -411,7 +411,7 @@ class DiskBuilder {
       content,
       ...(role ? { role } : {}),
       typeGuid: PARTITION_TYPES[typeKey],
-      uuid: partitionUuidFor(this.installId, this.index, label),
+      partUuid: partitionUuidFor(this.installId, this.index, label),
       start: this.cursor,
       size,
     });

@@ -14,8 +14,8 @@ export interface PlannedPartition {
   /** The storage role, for content "storage". */
   readonly role?: string;
   readonly typeGuid: string;
-  /** PARTUUID, derived from the install id so a resumed install writes the same table. */
-  readonly uuid: string;
+  /** PARTUUID, derived from the install id so a resumed install writes the same table (inspect's name for it too). */
+  readonly partUuid: string;
   /** Offset and size in bytes, both multiples of 1 MiB. */
   readonly start: number;
   readonly size: number;
