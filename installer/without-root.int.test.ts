@@ -2,17 +2,19 @@
 // beside the file, a status that cannot be written never hides the install's own refusal
 // and stops the install before it writes a byte, and two installs never share a status.
 // Every install here runs as nobody.
-import { chmod, chown, mkdir, readdir, readFile, rm } from "node:fs/promises";
+import { chmod, chown, copyFile, mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli, NOBODY, nobodysFolder } from "../test/cli.ts";
 import { contentDigest, sparseFile } from "../test/disk-files.ts";
 import { makeTestRelease } from "../test/release-fixture.ts";
 
-const MANIFEST = "test/fixtures/manifests/good/small.toml";
+// Copied beside the disks: nobody may not read the checkout (a clone under /root).
+const SMALL = "test/fixtures/manifests/good/small.toml";
 const MIB = 1024 * 1024;
 
 let dir: string;
+let manifest: string;
 let release: string;
 // A status file in a folder only root may write: an unprivileged install cannot write it.
 let rootsStatus: string;
@@ -20,6 +22,8 @@ let counter = 0;
 
 beforeAll(async () => {
   dir = await nobodysFolder("liken-without-root-");
+  manifest = join(dir, "small.toml");
+  await copyFile(SMALL, manifest);
   release = await makeTestRelease(join(dir, "release-1.0.0"), { version: "1.0.0" });
   await mkdir(join(dir, "roots"), { mode: 0o755 });
   rootsStatus = join(dir, "roots", "install-status.json");
@@ -37,7 +41,7 @@ function install(path: string, extra: readonly string[] = []) {
   return cli(
     [
       "install",
-      ...["--manifest", MANIFEST, "--as", "leader-1", "--release", release],
+      ...["--manifest", manifest, "--as", "leader-1", "--release", release],
       ...extra,
       path,
     ],

@@ -1,9 +1,10 @@
 // Runs the bundled command (built once per test run by test/global-setup.ts, with the
 // kill points of test/kill-points.ts) the way an operator does, and returns what it
 // printed and how it ended.
-import { chmod, chown, mkdtemp } from "node:fs/promises";
+import { rmSync } from "node:fs";
+import { chmod, chown, copyFile, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Readable } from "node:stream";
 import { repoRoot } from "../common/repo-root.ts";
 import { bundleEntry } from "../image-build/bundle.ts";
@@ -30,21 +31,22 @@ export interface CliOptions {
   readonly cwd?: string;
   readonly env?: Record<string, string>;
   /**
-   * Run as an operator without root: as NOBODY, with no supplementary groups. What it
-   * reads must be readable by everyone, and what it writes must be in a folder NOBODY may
-   * write (nobodysFolder()).
+   * Run as an operator without root: as NOBODY, with no supplementary groups, in a folder
+   * of its own (relative paths do not reach the checkout, which NOBODY may not read). What
+   * it reads must be readable by everyone, and what it writes must be in a folder NOBODY
+   * may write (nobodysFolder()).
    */
   readonly unprivileged?: boolean;
 }
 
 export async function cli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
-  const [file, argv] = commandLine(args, options);
+  const [file, argv, cwd] = await commandLine(args, options);
   try {
     const r = await run(file, argv, {
       // Refused or failed, a usage error, or stopped by SIGHUP, SIGINT or SIGTERM.
       okExitCodes: [1, 2, 129, 130, 143],
       timeoutMs: 300_000,
-      ...(options.cwd ? { cwd: options.cwd } : {}),
+      ...(cwd ? { cwd } : {}),
       ...(options.env ? { env: { ...process.env, ...options.env } as Record<string, string> } : {}),
     });
     return { stdout: r.stdout, stderr: r.stderr, code: r.exitCode };
@@ -59,15 +61,15 @@ export async function cli(args: readonly string[], options: CliOptions = {}): Pr
  * Starts the command and returns at once, its stdout and stderr piped, so a test can act
  * while it runs (send it a signal); the process's pid is the command's own.
  */
-export function startCli(
+export async function startCli(
   args: readonly string[],
   options: CliOptions = {},
 ): Promise<StartedProcess> {
-  const [file, argv] = commandLine(args, options);
+  const [file, argv, cwd] = await commandLine(args, options);
   return start(file, argv, {
     stdout: "pipe",
     stderr: "pipe",
-    ...(options.cwd ? { cwd: options.cwd } : {}),
+    ...(cwd ? { cwd } : {}),
     ...(options.env ? { env: { ...process.env, ...options.env } as Record<string, string> } : {}),
   });
 }
@@ -84,8 +86,12 @@ export function waitForOutput(stream: Readable | undefined, text: string): Promi
   });
 }
 
-function commandLine(args: readonly string[], options: CliOptions): [string, string[]] {
-  if (!options.unprivileged) return [process.execPath, [BUNDLE, ...args]];
+async function commandLine(
+  args: readonly string[],
+  options: CliOptions,
+): Promise<[string, string[], string | undefined]> {
+  if (!options.unprivileged) return [process.execPath, [BUNDLE, ...args], options.cwd];
+  const bundle = await bundleNobodyReads();
   // setpriv execs the command in its own process: the pid and the signals are the command's.
   return [
     "setpriv",
@@ -95,10 +101,28 @@ function commandLine(args: readonly string[], options: CliOptions): [string, str
       "--clear-groups",
       "--",
       process.execPath,
-      BUNDLE,
+      bundle,
       ...args,
     ],
+    options.cwd ?? dirname(bundle),
   ];
+}
+
+let nobodysBundle: Promise<string> | undefined;
+
+// A checkout under /root is closed to NOBODY: an unprivileged run gets a copy of the bundle
+// in a folder everyone may read, made once per test process and gone when it ends.
+function bundleNobodyReads(): Promise<string> {
+  nobodysBundle ??= (async () => {
+    const dir = await mkdtemp(join(tmpdir(), "liken-bundle-"));
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+    await chmod(dir, 0o755);
+    const copy = join(dir, "liken-stick-test.cjs");
+    await copyFile(BUNDLE, copy);
+    await chmod(copy, 0o644);
+    return copy;
+  })();
+  return nobodysBundle;
 }
 
 /** A new folder under the temporary folder that NOBODY owns, and everyone may read. */
