@@ -52,7 +52,9 @@ export async function collectCrashes(
       );
       return { all: fresh, newest: fresh.at(-1) ?? null };
     }
-    const after = await appendCrashes(handle, journal, fresh, await physicalBlock(partition));
+    // The block size only matters to an append: a boot without a new crash reads no sysfs.
+    const block = fresh.length > 0 ? await physicalBlock(partition) : undefined;
+    const after = await appendCrashes(handle, journal, fresh, block);
     for (const f of files) await unlink(join(PSTORE, f.name)).catch(() => undefined);
     const all = after.scan.records.map((r) => r.crash);
     step(

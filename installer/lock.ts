@@ -124,7 +124,12 @@ export async function takePidLock(lockFile: string): Promise<PidLock> {
     if (taken) return { release };
     const pid = await lockHolder(lockFile);
     if (pid !== undefined) return { heldBy: pid };
-    if (attempt > 1) throw new Error(`${lockFile} is held by no live process and cannot be taken`);
+    if (attempt > 1)
+      throw new LikenError({
+        kind: "failed",
+        what: `the lock ${lockFile} is held by no live process, yet it could not be taken`,
+        hint: `remove ${lockFile} if no install is running, then run the install again`,
+      });
     await release();
   }
 }
