@@ -1,0 +1,18 @@
+// What one disk may cost the probe, whatever its bytes say (docs/disks.md, "Untrusted
+// bytes"). The tables are judged before a tool reads them (formats/gpt.ts, formats/mbr.ts),
+// so a damaged disk costs what a sane one does; the budget is the floor under what no
+// judgement foresaw: a tool still running when it is spent is stopped, and the disk reads
+// `probe-failed:<tool>:timeout`, never blank.
+import type { DiskFacts } from "./types.ts";
+
+/** An image file: the probe reads about 22 MiB of it and starts a few tools. */
+export const FILE_BUDGET_MS = 2_000;
+/**
+ * A block device: about 55 seeks and 22 MiB on a spinning disk (under a second), with room
+ * for a disk behind a slow bridge, a BMC's virtual media, or a guest under emulation.
+ */
+export const DEVICE_BUDGET_MS = 10_000;
+
+export function probeBudgetMs(facts: Pick<DiskFacts, "kind">): number {
+  return facts.kind === "file" ? FILE_BUDGET_MS : DEVICE_BUDGET_MS;
+}
