@@ -12,6 +12,8 @@ const MAGIC = "LIKENCLM";
 const FORMAT_VERSION = 1;
 const TEXT_FIELD = 64;
 const FLAG_COMPLETE = 1;
+/** ECMAScript's last time, in seconds. */
+const MAX_DATE_SECONDS = 8.64e12;
 
 export type DiskUse = "system" | "storage";
 
@@ -63,6 +65,10 @@ export function decodeClaim(b: Uint8Array): Claim | undefined {
   if (crc32(buf.subarray(0, CLAIM_SIZE - 4)) !== buf.readUInt32LE(CLAIM_SIZE - 4)) return undefined;
   const use = buf.readUInt8(32);
   if (use !== 1 && use !== 2) return undefined;
+  // A start time past what a Date holds (year 275760) is not one liken wrote, and showing
+  // it would throw (found by claim.fuzz.test.ts).
+  const createdAt = Number(buf.readBigUInt64LE(240));
+  if (createdAt > MAX_DATE_SECONDS) return undefined;
   return {
     cluster: readText(buf, 48),
     machine: readText(buf, 112),
@@ -70,7 +76,7 @@ export function decodeClaim(b: Uint8Array): Claim | undefined {
     release: readText(buf, 176),
     use: use === 1 ? "system" : "storage",
     complete: (buf.readUInt32LE(12) & FLAG_COMPLETE) !== 0,
-    createdAt: Number(buf.readBigUInt64LE(240)),
+    createdAt,
     generation: Number(buf.readBigUInt64LE(40)),
   };
 }
