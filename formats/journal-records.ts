@@ -132,19 +132,39 @@ function decodeAt(b: Buffer, at: number): StoredRecord | undefined {
     return undefined;
   const payload = b.subarray(at + RECORD_HEADER, at + RECORD_HEADER + length);
   if (recordCrc(b.subarray(at + 8, at + 20), payload) !== b.readUInt32LE(at + 20)) return undefined;
-  let crash: CrashRecord;
+  // A number past 2^53 is not one liken wrote, and the next one could not be written.
+  const seq = b.readBigUInt64LE(at + 8);
+  if (seq > BigInt(Number.MAX_SAFE_INTEGER)) return undefined;
+  let value: unknown;
   try {
-    crash = JSON.parse(payload.toString("utf8")) as CrashRecord;
+    value = JSON.parse(payload.toString("utf8"));
   } catch {
     return undefined;
   }
-  if (typeof crash !== "object" || crash === null || !Array.isArray(crash.lines)) return undefined;
+  const crash = crashRecordOf(value);
+  if (!crash) return undefined;
   return {
-    seq: Number(b.readBigUInt64LE(at + 8)),
+    seq: Number(seq),
     offset: at,
     span: alignUp(RECORD_HEADER + length),
     crash,
   };
+}
+
+// The boot plan and the status document use every field as its type says (a line that is
+// not a string stopped the boot agent: journal-records.fuzz.test.ts), so a payload with a
+// field of another type is damage, like a bad CRC.
+function crashRecordOf(value: unknown): CrashRecord | undefined {
+  const v = value as Partial<Record<keyof CrashRecord, unknown>> | null;
+  if (typeof v !== "object" || v === null) return undefined;
+  const { id, time, bootId, release, slot, kind, lines } = v;
+  if (typeof id !== "string" || typeof time !== "string" || typeof kind !== "string")
+    return undefined;
+  if (typeof bootId !== "string" || (release !== null && typeof release !== "string"))
+    return undefined;
+  if (slot !== null && slot !== "a" && slot !== "b") return undefined;
+  if (!Array.isArray(lines) || !lines.every((l) => typeof l === "string")) return undefined;
+  return { id, time, bootId, release, slot, kind, lines };
 }
 
 function recordCrc(fields: Buffer, payload: Buffer): number {
