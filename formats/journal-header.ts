@@ -41,9 +41,13 @@ export function decodeJournalHeader(bytes: Uint8Array): JournalHeader | undefine
   if (b.readUInt32LE(8) !== FORMAT_VERSION) return undefined;
   const crcAt = JOURNAL_HEADER_SIZE - 4;
   if (crc32(b.subarray(0, crcAt)) !== b.readUInt32LE(crcAt)) return undefined;
+  // Records that start inside the header would overwrite it at the first append, and the
+  // journal would be lost (journal-io.fuzz.test.ts): not a header liken wrote.
+  const recordsOffset = b.readUInt32LE(12);
+  if (recordsOffset < JOURNAL_HEADER_SIZE) return undefined;
   return {
     installId: uuidAt(b, 16),
-    recordsOffset: b.readUInt32LE(12),
+    recordsOffset,
     partitionSize: Number(b.readBigUInt64LE(32)),
   };
 }

@@ -39,6 +39,7 @@ describe("readJournal", () => {
     expect(journal).toEqual({
       header: { installId: INSTALL_ID, recordsOffset: JOURNAL_HEADER_SIZE, partitionSize: SIZE },
       scan: { records: [], skipped: 0 },
+      areaSize: SIZE - JOURNAL_HEADER_SIZE,
     });
   });
 

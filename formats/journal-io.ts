@@ -18,6 +18,8 @@ import {
 export interface Journal {
   readonly header: JournalHeader;
   readonly scan: JournalScan;
+  /** The records area's bytes: the header's size, within the partition that holds it. */
+  readonly areaSize: number;
 }
 
 /** The journal at `start` of `handle`; undefined when its header does not verify. */
@@ -31,19 +33,27 @@ export async function readJournal(
   const header = decodeJournalHeader(head);
   if (!header) return undefined;
   const areaSize = Math.max(0, Math.min(size, header.partitionSize) - header.recordsOffset);
-  // Not zeroed first (64 MiB is a tenth of a second under emulation): only what was read is
-  // used. Read a MiB at a time up to the first MiB past the last record (holdsRecordMagic):
+  // Read a MiB at a time up to the first MiB past the last record (holdsRecordMagic):
   // reading the whole area at every boot (8 MiB in the tests) took the boot agent 0.5 to
-  // 0.8 s under emulation, the longest step before its `up`.
-  const area = Buffer.allocUnsafe(areaSize);
-  let end = 0;
-  while (end < areaSize) {
-    const want = Math.min(MIB, areaSize - end);
-    const { bytesRead } = await handle.read(area, end, want, start + header.recordsOffset + end);
+  // 0.8 s under emulation, the longest step before its `up`. Each MiB is allocated as it is
+  // read, not the area at once: the sizes come from the disk (a GPT and a header that name
+  // terabytes had the area allocated whole, or thrown as a RangeError: journal-io.fuzz.test.ts).
+  // Not zeroed first (a tenth of a second under emulation): only what was read is used.
+  const chunks: Buffer[] = [];
+  for (let end = 0; end < areaSize; ) {
+    const chunk = Buffer.allocUnsafe(Math.min(MIB, areaSize - end));
+    const { bytesRead } = await handle.read(
+      chunk,
+      0,
+      chunk.length,
+      start + header.recordsOffset + end,
+    );
+    chunks.push(chunk.subarray(0, bytesRead));
     end += bytesRead;
-    if (bytesRead < want || !holdsRecordMagic(area.subarray(end - bytesRead, end))) break;
+    if (bytesRead < chunk.length || !holdsRecordMagic(chunk.subarray(0, bytesRead))) break;
   }
-  return { header, scan: scanRecords(area.subarray(0, end)) };
+  const area = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+  return { header, scan: scanRecords(area), areaSize };
 }
 
 /**
@@ -58,9 +68,11 @@ export async function appendCrashes(
   crashes: readonly CrashRecord[],
   block?: number,
 ): Promise<Journal> {
-  const { header } = journal;
+  const { header, areaSize } = journal;
   if (crashes.length === 0) return journal;
-  const area = Buffer.alloc(header.partitionSize - header.recordsOffset);
+  // The area readJournal bounded by the partition: the header's own size may name more
+  // than the partition holds, or less than the header (journal-io.fuzz.test.ts).
+  const area = Buffer.alloc(areaSize);
   await handle.read(area, 0, area.length, header.recordsOffset);
   let scan = journal.scan;
   for (const crash of crashes) {
@@ -73,5 +85,5 @@ export async function appendCrashes(
     bytes.copy(area, offset);
     scan = scanRecords(area);
   }
-  return { header, scan };
+  return { header, scan, areaSize };
 }
