@@ -47,7 +47,7 @@ const size = fc.oneof(
 // A journal file: a header (the installer's, sealed with any sizes, or damaged) at `start`,
 // and records, noise and record magics anywhere after it; sparse up to `length`.
 const journalFile = fc.record({
-  start: fc.constantFrom(0, 512, 4096),
+  start: fc.constantFrom<number>(0, 512, 4096),
   length: fc.integer({ min: 0, max: 3 * MIB }),
   header: fc.oneof(
     fc.constant(journalHeader(INSTALL_ID, 2 * MIB)),
@@ -75,9 +75,9 @@ const journalFile = fc.record({
   ),
 });
 
-async function writeFile(
-  file: fc.RecordValue<typeof journalFile extends fc.Arbitrary<infer T> ? T : never>,
-) {
+type JournalFile = typeof journalFile extends fc.Arbitrary<infer T> ? T : never;
+
+async function writeFile(file: JournalFile): Promise<void> {
   await handle.truncate(0);
   await handle.truncate(file.length);
   for (const [at, bytes] of [[file.start, file.header] as const, ...file.pieces]) {

@@ -73,7 +73,7 @@ const area = fc
   .map(([noise, records, magics]) => {
     const b = Buffer.from(noise);
     for (const at of magics) if (at + 8 <= b.length) MAGIC.copy(b, at);
-    const parts = [b];
+    const parts: Buffer[] = [b];
     for (const [block, s, p] of records) {
       const r = sealedRecord(s, Buffer.from(p, "utf8"));
       const at = block * RECORD_ALIGN;
