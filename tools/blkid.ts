@@ -23,6 +23,7 @@ export async function probeAt(
   path: string,
   offset: number,
   size?: number,
+  timeoutMs = 30_000,
 ): Promise<Found | undefined> {
   const { stdout, exitCode } = await run(
     "blkid",
@@ -35,7 +36,7 @@ export async function probeAt(
       "export",
       path,
     ],
-    { timeoutMs: 30_000, okExitCodes: [NOTHING, AMBIVALENT] },
+    { timeoutMs, okExitCodes: [NOTHING, AMBIVALENT] },
   );
   if (exitCode === NOTHING) return undefined;
   if (exitCode === AMBIVALENT) return { type: "ambivalent", usage: "unknown" };

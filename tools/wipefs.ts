@@ -1,7 +1,7 @@
 // wipefs(8): finds every signature libblkid knows, at every offset (primary and backup GPT,
 // end-of-disk RAID and ZFS labels, superblocks with bad checksums), without writing.
 import { basename } from "node:path";
-import { run } from "./exec.ts";
+import { CommandError, run } from "./exec.ts";
 
 export interface Signature {
   readonly device: string;
@@ -21,18 +21,28 @@ interface WipefsJson {
 /**
  * Every signature on each of `paths` (block devices or image files), by path. One wipefs
  * for all of them; if that fails, one each, so one unreadable disk fails alone: its entry
- * is the error.
+ * is the error. A run that outlasts `timeoutMs` is not tried again: each path's entry is
+ * that timeout.
  */
 export async function findSignaturesOfMany(
   paths: readonly string[],
+  timeoutMs = 30_000,
 ): Promise<Map<string, Signature[] | Error>> {
   const result = new Map<string, Signature[] | Error>();
   if (paths.length === 0) return result;
-  const batch = await findSignatures(paths).catch(() => undefined);
+  const batch = await findSignatures(paths, timeoutMs).catch((e: unknown) => e);
+  if (batch instanceof CommandError && batch.timedOut) {
+    for (const p of paths) result.set(p, batch);
+    return result;
+  }
   // wipefs names each device by its basename: the batch answer counts only when every
   // signature maps to exactly one path asked about (a lost signature would read as blank).
   const byName = new Map(paths.map((p) => [basename(p), p]));
-  if (batch && byName.size === paths.length && batch.every((s) => byName.has(s.device))) {
+  if (
+    Array.isArray(batch) &&
+    byName.size === paths.length &&
+    batch.every((s) => byName.has(s.device))
+  ) {
     for (const p of paths)
       result.set(
         p,
@@ -41,12 +51,14 @@ export async function findSignaturesOfMany(
     return result;
   }
   await Promise.all(
-    paths.map(async (p) => result.set(p, await findSignatures([p]).catch((e: Error) => e))),
+    paths.map(async (p) =>
+      result.set(p, await findSignatures([p], timeoutMs).catch((e: Error) => e)),
+    ),
   );
   return result;
 }
 
-async function findSignatures(paths: readonly string[], timeoutMs = 30_000): Promise<Signature[]> {
+async function findSignatures(paths: readonly string[], timeoutMs: number): Promise<Signature[]> {
   const { stdout } = await run(
     "wipefs",
     [

@@ -127,6 +127,7 @@ function contentReasons(f: DiskFacts, p: ContentProbe): string[] {
           : `signature:${x.type}@0x${x.offset.toString(16)}`,
       );
   }
+  if (p.implausible?.length) add("partition-table:implausible");
   const table = p.gpt ?? p.backupGpt;
   if (f.partitions.length + p.mbrPartitions + (table?.entries.length ?? 0) > 0) add("partitions");
   if (p.claim.state !== "valid" && table?.entries.some((x) => OUR_LABEL.test(x.name))) {

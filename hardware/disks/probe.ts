@@ -2,22 +2,25 @@
 // - the first 16 MiB and the last 2 MiB, and the liken claim's two sectors;
 // - 32 samples of 128 KiB spread evenly over the rest of the disk, so data whose both
 //   ends were zeroed is still found;
+// - the partition tables there, judged before any tool reads the disk (probe-tables.ts);
 // - blkid's low-level probe at the usual partition starts (sectors 34 and 63, 1 MiB,
-//   2 MiB, and where installers' second partitions start) and at every start a primary or
-//   backup GPT or an MBR names, so a filesystem whose table was zapped is still found;
-// - wipefs on the disk and on each partition the kernel knows (one run for all disks),
-//   unless what was read proves it would find nothing.
-// On a spinning disk that is about 55 seeks and 22 MiB; it never writes.
+//   2 MiB, and where installers' second partitions start) and at every start a sane
+//   primary or backup GPT or an MBR names, so a filesystem whose table was zapped is found;
+// - wipefs on the disk and on each partition the kernel knows, unless what was read proves
+//   it would find nothing, or the disk's GPT would make it read without bound.
+// On a spinning disk that is about 55 seeks and 22 MiB; it never writes. No disk costs
+// more than its budget (probe-budget.ts), whatever its bytes say.
 import { constants, type FileHandle, open } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { mapLimit } from "../../common/map-limit.ts";
 import { KIB, MIB } from "../../common/size.ts";
 import { CLAIM_HEAD_OFFSET, CLAIM_SIZE, claimTailOffset, judgeClaim } from "../../formats/claim.ts";
-import { parseBackupGpt, parseGpt } from "../../formats/gpt.ts";
-import { mbrPartitions } from "../../formats/mbr.ts";
 import { isZero } from "../../formats/write-image.ts";
 import { probeAt } from "../../tools/blkid.ts";
+import { CommandError } from "../../tools/exec.ts";
 import { findSignaturesOfMany, type Signature } from "../../tools/wipefs.ts";
+import { probeBudgetMs } from "./probe-budget.ts";
+import { readTables } from "./probe-tables.ts";
 import type { ContentProbe, DiskFacts, ProbeFailure, ProbeKind } from "./types.ts";
 
 export const HEAD_BYTES = 16 * MIB;
@@ -43,26 +46,9 @@ export async function probeDisks(
   disks: readonly DiskFacts[],
   held: ReadonlySet<string> = new Set(),
 ): Promise<ContentProbe[]> {
-  const read = await mapLimit(disks, PROBES_AT_ONCE, (d) =>
-    d.bootMedium ? Promise.resolve(undefined) : readDisk(d, held.has(d.path)),
+  return mapLimit(disks, PROBES_AT_ONCE, (d) =>
+    d.bootMedium ? Promise.resolve(BOOT_MEDIUM) : probeDisk(d, held.has(d.path)),
   );
-  const asked = disks.filter((d, i) => {
-    const r = read[i];
-    return r !== undefined && !wipefsFindsNothing(d, r.wholeZero);
-  });
-  const paths = asked.flatMap((d) => [d.path, ...d.partitions.map((p) => p.path)]);
-  const signatures = paths.length > 0 ? await findSignaturesOfMany(paths) : new Map();
-  return disks.map((d, i) => {
-    const probe = read[i]?.probe;
-    if (!probe) return BOOT_MEDIUM;
-    if (!asked.includes(d)) return probe;
-    const found = signaturesOf(d, signatures);
-    return {
-      ...probe,
-      signatures: found.signatures,
-      failed: [...new Set([...probe.failed, ...found.failed])].sort(),
-    };
-  });
 }
 
 // The disk the machine booted from (the stick) is never a target and reads "boot-medium"
@@ -76,15 +62,53 @@ const BOOT_MEDIUM: ContentProbe = {
   failed: [],
 };
 
-// wipefs on a whole disk looks where libblkid's probers look from its start (the last of
-// them, a LUKS2 secondary header, at 4 MiB) and from its end (RAID metadata, ZFS labels and
-// bcachefs's last superblock within 2 MiB of it), and on each partition the kernel knows.
-// Zeros in the first 16 MiB and the last 2 MiB of a disk without partitions leave it
-// nothing to find: its run is skipped, which on a blank machine is every run, and costs
-// the stick's report a tenth of a second under emulation.
-function wipefsFindsNothing(facts: DiskFacts, wholeZero: boolean): boolean {
-  return facts.partitions.length === 0 && wholeZero;
+/** The time a disk's probe has left: every tool it starts is stopped when it is spent. */
+class Budget {
+  private readonly deadline: number;
+  constructor(ms: number) {
+    this.deadline = Date.now() + ms;
+  }
+  get leftMs(): number {
+    return this.deadline - Date.now();
+  }
+  /** `work`, or "timeout" when the budget ends first (the work goes on unawaited: a read cannot be stopped). */
+  async within<T>(work: Promise<T>): Promise<T | "timeout"> {
+    let timer: NodeJS.Timeout | undefined;
+    const spent = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), Math.max(0, this.leftMs));
+    });
+    try {
+      return await Promise.race([work, spent]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 }
+
+async function probeDisk(facts: DiskFacts, held: boolean): Promise<ContentProbe> {
+  const budget = new Budget(probeBudgetMs(facts));
+  const { probe, wholeZero, gptUnbounded } = await readDisk(facts, held, budget);
+  // wipefs on a whole disk looks where libblkid's probers look from its start (the last of
+  // them, a LUKS2 secondary header, at 4 MiB) and from its end (RAID metadata, ZFS labels
+  // and bcachefs's last superblock within 2 MiB of it), and on each partition the kernel
+  // knows. Zeros in the first 16 MiB and the last 2 MiB of a disk without partitions leave
+  // it nothing to find: its run is skipped, which on a blank machine is every run. A GPT
+  // libblkid would follow without bound keeps it off the whole disk: blkid's windows at
+  // the partition starts have looked there instead.
+  const paths = [
+    ...(gptUnbounded || (wholeZero && facts.partitions.length === 0) ? [] : [facts.path]),
+    ...facts.partitions.map((p) => p.path),
+  ];
+  if (paths.length === 0) return probe;
+  const found =
+    budget.leftMs > 0
+      ? await findSignaturesOfMany(paths, budget.leftMs)
+      : new Map(paths.map((p) => [p, TIMED_OUT] as const));
+  const { signatures, failed } = signaturesOf(facts, found);
+  return { ...probe, signatures, failed: [...new Set([...probe.failed, ...failed])].sort() };
+}
+
+const TIMED_OUT = new Error("the disk's probe budget was spent");
 
 /** wipefs's answer for the disk and its partitions, partition signatures at disk offsets. */
 function signaturesOf(
@@ -98,6 +122,7 @@ function signaturesOf(
     ...facts.partitions.map((p) => [p.path, p.start] as const),
   ]) {
     const list = found.get(path);
+    if (list === undefined) continue;
     if (!Array.isArray(list)) {
       failed.push(failure("wipefs", list));
       continue;
@@ -110,20 +135,24 @@ function signaturesOf(
   return { signatures, failed };
 }
 
-// The errno says what kind of failure it was (EIO: the disk; EACCES: not root).
+// The errno says what kind of failure it was (EIO: the disk; EACCES: not root); a tool
+// stopped by the disk's budget says timeout.
 function failure(kind: ProbeKind, error: unknown): ProbeFailure {
+  if (error === TIMED_OUT || (error instanceof CommandError && error.timedOut))
+    return `${kind}:timeout`;
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   return typeof code === "string" && /^E[A-Z]+$/.test(code) ? `${kind}:${code}` : kind;
 }
 
-/** The probe without wipefs's signatures, and whether the head and the disk's end are all zeros. */
+/** The probe without wipefs's signatures, whether the head and the disk's end are all zeros, and whether wipefs may read the whole disk. */
 async function readDisk(
   facts: DiskFacts,
   held: boolean,
-): Promise<{ probe: ContentProbe; wholeZero: boolean }> {
+  budget: Budget,
+): Promise<{ probe: ContentProbe; wholeZero: boolean; gptUnbounded: boolean }> {
   const failed = new Set<ProbeFailure>();
-  const [bytes, exclusive] = await Promise.all([
-    readRegions(facts).catch((error: unknown) => {
+  const [read, exclusive] = await Promise.all([
+    budget.within(readRegions(facts)).catch((error: unknown) => {
       failed.add(failure("read", error));
       return undefined;
     }),
@@ -132,17 +161,20 @@ async function readDisk(
         canOpenExclusively(facts.path, inUse(facts) ? 1 : BUSY_ASKS)
       : Promise.resolve(undefined),
   ]);
+  if (read === "timeout") failed.add("read:timeout");
+  const bytes = read === "timeout" ? undefined : read;
   if (typeof exclusive === "object") failed.add(failure("open", exclusive.error));
-  const sectors = [facts.logicalSectorSize];
-  const gpt = bytes ? parseGpt(bytes.head, sectors) : undefined;
-  const backupGpt = bytes ? parseBackupGpt(bytes.tail, facts.size, sectors) : undefined;
-  const mbr = bytes ? mbrPartitions(bytes.head, facts.logicalSectorSize) : [];
+  const tables = bytes
+    ? await readTables(facts, bytes.head, bytes.end, (offset) =>
+        readSectorAt(facts, offset).catch(() => undefined),
+      )
+    : undefined;
   const starts = probeStarts(facts, [
-    ...(gpt?.entries ?? []),
-    ...(backupGpt?.entries ?? []),
-    ...mbr,
+    ...(tables?.gpt?.entries ?? []),
+    ...(tables?.backupGpt?.entries ?? []),
+    ...(tables?.mbr ?? []),
   ]);
-  const atStarts = await probeStartsOf(facts, starts, bytes).catch((error: unknown) => {
+  const atStarts = await probeStartsOf(facts, starts, bytes, budget).catch((error: unknown) => {
     failed.add(failure("blkid", error));
     return [];
   });
@@ -152,9 +184,10 @@ async function readDisk(
   const probe: ContentProbe = {
     signatures: [],
     found: atStarts.flat(),
-    ...(gpt ? { gpt } : {}),
-    ...(backupGpt ? { backupGpt } : {}),
-    mbrPartitions: mbr.length,
+    ...(tables?.gpt ? { gpt: tables.gpt } : {}),
+    ...(tables?.backupGpt ? { backupGpt: tables.backupGpt } : {}),
+    mbrPartitions: tables?.mbr.length ?? 0,
+    ...(tables?.implausible.length ? { implausible: tables.implausible } : {}),
     ...(bytes
       ? { headZero, tailZero: endZero || isZero(bytes.tail), middleZero: bytes.middleZero }
       : {}),
@@ -162,8 +195,24 @@ async function readDisk(
     claim: bytes ? judgeClaim(bytes.claimHead, bytes.claimTail) : { state: "none" },
     failed: [...failed].sort(),
   };
-  return { probe, wholeZero: headZero === true && endZero === true };
+  return {
+    probe,
+    wholeZero: headZero === true && endZero === true,
+    gptUnbounded: tables?.gptUnbounded ?? false,
+  };
 }
+
+/** One sector at `offset` (an EBR past the head). */
+async function readSectorAt(facts: DiskFacts, offset: number): Promise<Buffer> {
+  const handle = await open(facts.path, constants.O_RDONLY);
+  try {
+    return await readFully(handle, facts.path, offset, facts.logicalSectorSize, facts.size);
+  } finally {
+    await handle.close();
+  }
+}
+
+const MAX_NAMED_STARTS = 256;
 
 /** Where blkid looks: the usual partition starts, then every start a table names (with its size). */
 function probeStarts(
@@ -178,7 +227,9 @@ function probeStarts(
     ...COMMON_STARTS_MIB.map((m) => m * MIB),
   ];
   const byStart = new Map<number, number | undefined>(usual.map((s) => [s, undefined]));
-  for (const p of named) {
+  // Linux makes at most 256 partitions of a disk's tables: past that, a table's starts
+  // name nothing a machine would mount.
+  for (const p of named.slice(0, MAX_NAMED_STARTS)) {
     if (p.start > 0 && p.start < facts.size && p.size > 0)
       byStart.set(p.start, Math.min(p.size, facts.size - p.start));
   }
@@ -190,21 +241,24 @@ function probeStarts(
 
 type Regions = Awaited<ReturnType<typeof readRegions>>;
 
-// blkid at each start where something is there, through one open of the disk.
+// blkid at each start where something is there, through one open of the disk, a few at a
+// time: a table of 128 partitions is 128 starts.
+const BLKIDS_AT_ONCE = 4;
+
 async function probeStartsOf(
   facts: DiskFacts,
   starts: readonly { start: number; size?: number }[],
   regions: Regions | undefined,
+  budget: Budget,
 ) {
   const handle = await open(facts.path, constants.O_RDONLY);
   try {
-    return await Promise.all(
-      starts.map(async (s) => {
-        if (regions && (await looksEmpty(handle, facts, s, regions))) return [];
-        const what = await probeAt(facts.path, s.start, s.size);
-        return what ? [{ ...what, offset: s.start }] : [];
-      }),
-    );
+    return await mapLimit(starts, BLKIDS_AT_ONCE, async (s) => {
+      if (budget.leftMs <= 0) throw TIMED_OUT;
+      if (regions && (await looksEmpty(handle, facts, s, regions))) return [];
+      const what = await probeAt(facts.path, s.start, s.size, budget.leftMs);
+      return what ? [{ ...what, offset: s.start }] : [];
+    });
   } finally {
     await handle.close();
   }

@@ -59,8 +59,10 @@ export interface ContentProbe {
   readonly gpt?: Gpt;
   /** The backup GPT, when one verifies. */
   readonly backupGpt?: Gpt;
-  /** Partitions an MBR table lists (the GPT's protective entry not counted). */
+  /** Partitions an MBR table lists, logical ones included (the GPT's protective entry not counted). */
   readonly mbrPartitions: number;
+  /** Each table that broke a rule, and which ("gpt:entry-count", "mbr:chain-loop"). */
+  readonly implausible?: readonly string[];
   /** The first 16 MiB, the last MiB, the samples between them; undefined: not read. */
   readonly headZero?: boolean;
   readonly tailZero?: boolean;
