@@ -82,10 +82,10 @@ describe("a GPT is judged against the UEFI specification before its entries are 
 
   it("a header whose CRC or whose entries' CRC does not match is implausible", () => {
     const header = disk();
-    header[512 + 16] ^= 1;
+    header.writeUInt8(header.readUInt8(512 + 16) ^ 1, 512 + 16);
     expect(flawOf(header)).toBe("header-crc");
     const entries = disk();
-    entries[1024 + 56] ^= 1;
+    entries.writeUInt8(entries.readUInt8(1024 + 56) ^ 1, 1024 + 56);
     expect(flawOf(entries)).toBe("entry-array-crc");
   });
 

@@ -14,7 +14,7 @@ import {
   judgeClaim,
   summarizeClaim,
 } from "../../formats/claim.ts";
-import { parseGpt } from "../../formats/gpt.ts";
+import { judgeBackupGpt, judgeGpt } from "../../formats/gpt.ts";
 import { SYSTEM_LABELS } from "../../formats/gpt-types.ts";
 import { readJournal } from "../../formats/journal-io.ts";
 import type { CrashRecord } from "../../formats/journal-records.ts";
@@ -43,7 +43,7 @@ export async function inspectDisk(path: string): Promise<Inspection> {
     const claim = await readClaim(handle, facts.size);
     if (!claim) throw await notLiken(path);
     const problems: Problem[] = [];
-    const partitions = await readPartitions(handle, facts.logicalSectorSize, problems);
+    const partitions = await readPartitions(handle, facts.logicalSectorSize, facts.size, problems);
     const find = (label: string) => partitions.find((p) => p.label === label);
     if (claim.use === "system" && partitions.length > 0) {
       for (const label of SYSTEM_LABELS.filter((l) => !find(l)))
@@ -104,13 +104,26 @@ async function notLiken(path: string): Promise<LikenError> {
   });
 }
 
+// The primary table, else the backup: a liken disk whose first sectors were damaged still
+// shows its partitions. A table that breaks a rule is never read further (formats/gpt.ts).
 async function readPartitions(
   handle: FileHandle,
   sectorSize: number,
+  diskSize: number,
   problems: Problem[],
 ): Promise<InspectedPartition[]> {
-  const gpt = parseGpt(await readAt(handle, 0, MIB), [sectorSize]);
-  if (!gpt) problems.push("gpt:none");
+  const primary = judgeGpt(await readAt(handle, 0, MIB, diskSize), [sectorSize], diskSize);
+  const backup =
+    primary.state === "valid"
+      ? primary
+      : judgeBackupGpt(await readAt(handle, diskSize - 2 * MIB, 2 * MIB, diskSize), diskSize, [
+          sectorSize,
+        ]);
+  if (primary.state === "implausible") problems.push(`gpt:implausible:${primary.flaw}`);
+  if (backup.state === "implausible") problems.push(`gpt:backup-implausible:${backup.flaw}`);
+  if (primary.state !== "valid" && backup.state === "valid") problems.push("gpt:backup-only");
+  const gpt = backup.state === "valid" ? backup.gpt : undefined;
+  if (primary.state === "none" && backup.state === "none") problems.push("gpt:none");
   return (gpt?.entries ?? []).map((e) => ({
     number: e.number,
     label: e.name,

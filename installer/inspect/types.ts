@@ -51,7 +51,8 @@ export interface InspectedJournal {
 }
 
 /**
- * Closed-enum notes on what could not be read: `gpt:none`, `partition-missing:LABEL`,
+ * Closed-enum notes on what could not be read: `gpt:none`, `gpt:implausible:FLAW`,
+ * `gpt:backup-implausible:FLAW`, `gpt:backup-only`, `partition-missing:LABEL`,
  * `esp:unreadable`, `state:unreadable`, `unparseable:FILE`, `journal:invalid`,
  * `journal:other-install`, `slot-too-small:SLOT`, `slot-unreadable:SLOT`.
  */
