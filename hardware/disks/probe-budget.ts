@@ -16,3 +16,26 @@ export const DEVICE_BUDGET_MS = 10_000;
 export function probeBudgetMs(facts: Pick<DiskFacts, "kind">): number {
   return facts.kind === "file" ? FILE_BUDGET_MS : DEVICE_BUDGET_MS;
 }
+
+/** The time a disk's probe has left: every tool it starts is stopped when it is spent. */
+export class Budget {
+  private readonly deadline: number;
+  constructor(ms: number) {
+    this.deadline = Date.now() + ms;
+  }
+  get leftMs(): number {
+    return this.deadline - Date.now();
+  }
+  /** `work`, or "timeout" when the budget ends first (the work goes on unawaited: a read cannot be stopped). */
+  async within<T>(work: Promise<T>): Promise<T | "timeout"> {
+    let timer: NodeJS.Timeout | undefined;
+    const spent = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), Math.max(0, this.leftMs));
+    });
+    try {
+      return await Promise.race([work, spent]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -19,7 +19,7 @@ import { isZero } from "../../formats/write-image.ts";
 import { probeAt } from "../../tools/blkid.ts";
 import { CommandError } from "../../tools/exec.ts";
 import { findSignaturesOfMany, type Signature } from "../../tools/wipefs.ts";
-import { probeBudgetMs } from "./probe-budget.ts";
+import { Budget, probeBudgetMs } from "./probe-budget.ts";
 import { readTables } from "./probe-tables.ts";
 import type { ContentProbe, DiskFacts, ProbeFailure, ProbeKind } from "./types.ts";
 
@@ -61,29 +61,6 @@ const BOOT_MEDIUM: ContentProbe = {
   claim: { state: "none" },
   failed: [],
 };
-
-/** The time a disk's probe has left: every tool it starts is stopped when it is spent. */
-class Budget {
-  private readonly deadline: number;
-  constructor(ms: number) {
-    this.deadline = Date.now() + ms;
-  }
-  get leftMs(): number {
-    return this.deadline - Date.now();
-  }
-  /** `work`, or "timeout" when the budget ends first (the work goes on unawaited: a read cannot be stopped). */
-  async within<T>(work: Promise<T>): Promise<T | "timeout"> {
-    let timer: NodeJS.Timeout | undefined;
-    const spent = new Promise<"timeout">((resolve) => {
-      timer = setTimeout(() => resolve("timeout"), Math.max(0, this.leftMs));
-    });
-    try {
-      return await Promise.race([work, spent]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-}
 
 async function probeDisk(facts: DiskFacts, held: boolean): Promise<ContentProbe> {
   const budget = new Budget(probeBudgetMs(facts));

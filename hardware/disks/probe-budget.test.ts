@@ -1,0 +1,20 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { describe, expect, it } from "vitest";
+import { Budget, DEVICE_BUDGET_MS, FILE_BUDGET_MS, probeBudgetMs } from "./probe-budget.ts";
+
+describe("a disk's probe budget", () => {
+  it("is 2 s for an image file and 10 s for a block device", () => {
+    expect(probeBudgetMs({ kind: "file" })).toBe(FILE_BUDGET_MS);
+    expect(FILE_BUDGET_MS).toBe(2_000);
+    expect(probeBudgetMs({ kind: "block" })).toBe(DEVICE_BUDGET_MS);
+  });
+
+  it("gives work that ends in time its answer, and stops waiting for work that does not", async () => {
+    const budget = new Budget(150);
+    expect(await budget.within(sleep(10).then(() => "read"))).toBe("read");
+    const started = Date.now();
+    expect(await budget.within(sleep(5_000).then(() => "read"))).toBe("timeout");
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(budget.leftMs).toBeLessThanOrEqual(0);
+  });
+});
