@@ -8,7 +8,7 @@ import TOML from "@iarna/toml";
 import { LikenError } from "../common/errors.ts";
 import { cannotRead, readProblem } from "../common/file-errors.ts";
 import { MIB } from "../common/size.ts";
-import type { BootModules } from "./boot-modules.ts";
+import { type BootModules, parseBootModules } from "./boot-modules.ts";
 import { type SignerVerdict, signerVerdict } from "./pe-signer.ts";
 
 export interface ReleaseFile {
@@ -56,16 +56,24 @@ export const RELEASE_UKI = "liken.efi";
 /** The release in `dir`, or a ReleaseInvalid refusal saying what is wrong with it. */
 export async function requireRelease(dir: string): Promise<ReleaseInfo> {
   const file = join(dir, "release.toml");
-  const invalid = (what: string) =>
-    new LikenError({
-      kind: "refused",
-      what: `release ${dir} is not usable: ${what}`,
-      hint: "build it again with liken-stick release",
-      reason: "ReleaseInvalid",
-    });
   const text = await readFile(file, "utf8").catch(async (error: unknown) => {
-    throw await missingRelease(dir, error, invalid);
+    throw await missingRelease(dir, error, (what) => releaseInvalid(dir, what));
   });
+  return parseRelease(dir, text);
+}
+
+function releaseInvalid(dir: string, what: string): LikenError {
+  return new LikenError({
+    kind: "refused",
+    what: `release ${dir} is not usable: ${what}`,
+    hint: "build it again with liken-stick release",
+    reason: "ReleaseInvalid",
+  });
+}
+
+/** The release `text` (the release.toml of `dir`) describes, or a ReleaseInvalid refusal. */
+export function parseRelease(dir: string, text: string): ReleaseInfo {
+  const invalid = (what: string) => releaseInvalid(dir, what);
   let data: Record<string, unknown>;
   try {
     data = TOML.parse(text) as Record<string, unknown>;
@@ -96,11 +104,15 @@ export async function requireRelease(dir: string): Promise<ReleaseInfo> {
   const signed = RELEASE_UKI in files;
   for (const name of signed ? [...RELEASE_FILES, RELEASE_UKI] : RELEASE_FILES) {
     const f = files[name];
+    // A size is a count of bytes: TOML's nan, inf, -1 or 1.5 would reach the layout as a
+    // slot size (release.fuzz.test.ts).
     if (
       !f ||
       typeof f.sha256 !== "string" ||
       !/^[0-9a-f]{64}$/.test(f.sha256) ||
-      typeof f.size !== "number"
+      typeof f.size !== "number" ||
+      !Number.isSafeInteger(f.size) ||
+      f.size < 0
     ) {
       throw invalid(`release.toml has no sha256 and size for ${name}`);
     }
@@ -175,24 +187,14 @@ export async function requireBootModules(release: ReleaseInfo): Promise<BootModu
       hint: "build it again with liken-stick release",
       reason: "ReleaseInvalid",
     });
-  let data: Partial<BootModules>;
-  try {
-    data = JSON.parse(await readFile(join(release.dir, "boot-modules.json"), "utf8"));
-  } catch (error) {
-    throw invalid(
-      error instanceof SyntaxError
-        ? `is not JSON (${error.message.split("\n")[0]})`
-        : readProblem(error, "a file"),
-    );
-  }
-  if (!Array.isArray(data.modules) || !Array.isArray(data.builtin) || !Array.isArray(data.aliases))
-    throw invalid("lacks modules, builtin or aliases");
-  return {
-    kernel: typeof data.kernel === "string" ? data.kernel : release.kernel,
-    modules: data.modules,
-    builtin: data.builtin,
-    aliases: data.aliases,
-  };
+  const text = await readFile(join(release.dir, "boot-modules.json"), "utf8").catch(
+    (error: unknown) => {
+      throw invalid(readProblem(error, "a file"));
+    },
+  );
+  const modules = parseBootModules(text, release.kernel);
+  if (typeof modules === "string") throw invalid(modules);
+  return modules;
 }
 
 /** Who signed the release's boot image, judged against `db`; unsigned without liken.efi. */

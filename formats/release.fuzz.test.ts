@@ -1,0 +1,75 @@
+// release.toml is read from a stick, an update medium and each slot's folder on the ESP:
+// whatever it says, the reader answers with a release whose every field is what its type
+// says, or a ReleaseInvalid refusal.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { LikenError } from "../common/errors.ts";
+import { fuzzParameters } from "../test/fuzz.ts";
+import { deeplyNested, mutatedText, tomlValue, withValuesReplaced } from "../test/fuzz-text.ts";
+import { parseRelease, RELEASE_FILES, type ReleaseInfo } from "./release.ts";
+
+const HASH = "a".repeat(64);
+const valid = [
+  'version = "1.0.0"',
+  'kernel = "6.1.0-28-amd64"',
+  "",
+  "[files]",
+  ...[...RELEASE_FILES, "liken.efi"].map(
+    (f, i) => `"${f}" = { sha256 = "${HASH}", size = ${1000 + i} }`,
+  ),
+  "",
+  "[verity]",
+  `root_hash = "${HASH}"`,
+  "data_blocks = 250",
+  "",
+].join("\n");
+
+function expectRelease(text: string): void {
+  let release: ReleaseInfo;
+  try {
+    release = parseRelease("/release", text);
+  } catch (error) {
+    expect(error).toBeInstanceOf(LikenError);
+    expect((error as LikenError).reason).toBe("ReleaseInvalid");
+    return;
+  }
+  expect(typeof release.version).toBe("string");
+  expect(typeof release.kernel).toBe("string");
+  for (const f of Object.values(release.files)) {
+    expect(f.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(Number.isSafeInteger(f.size) && f.size >= 0).toBe(true);
+  }
+  expect(release.rootfsSize).toBe(release.files["rootfs.img"]?.size);
+  expect(release.verity.rootHash).toMatch(/^[0-9a-f]{64}$/);
+  expect(Number.isSafeInteger(release.verity.dataBlocks) && release.verity.dataBlocks > 0).toBe(
+    true,
+  );
+}
+
+describe("release.toml's reader, fuzzed", () => {
+  it("reads the document the release build writes", () => {
+    expect(parseRelease("/release", valid).signed).toBe(true);
+  });
+
+  it("reads any text as a release or a ReleaseInvalid refusal", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 400, unit: "binary" }), expectRelease),
+      fuzzParameters(),
+    );
+  });
+
+  it("reads a damaged document as a release or a refusal", () => {
+    fc.assert(fc.property(mutatedText(valid), expectRelease), fuzzParameters());
+  });
+
+  it("refuses values of the wrong type, huge numbers and missing keys", () => {
+    fc.assert(fc.property(withValuesReplaced(valid, tomlValue), expectRelease), fuzzParameters());
+  });
+
+  it("refuses deep nesting without running out of stack", () => {
+    fc.assert(
+      fc.property(deeplyNested.toml, (text) => expectRelease(`${valid}\n${text}\n`)),
+      fuzzParameters(20),
+    );
+  });
+});
