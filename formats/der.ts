@@ -62,20 +62,27 @@ export interface Element {
   readonly encoded: Buffer;
 }
 
-/** The TLV at `at`. */
+/** DER that does not decode: what a reader of a signature or certificate refuses. */
+export class DerError extends Error {
+  override readonly name = "DerError";
+}
+
+/** The TLV at `at`; a DerError when the bytes are not one. */
 export function readElement(der: Buffer, at = 0): Element {
   const tag = der[at];
   let len = der[at + 1];
-  if (tag === undefined || len === undefined) throw new Error("DER ends inside a header");
+  if (tag === undefined || len === undefined) throw new DerError("DER ends inside a header");
   let start = at + 2;
   if (len & 0x80) {
     const count = len & 0x7f;
-    if (count === 0 || count > 4) throw new Error(`DER length of ${count} bytes`);
+    if (count === 0 || count > 4) throw new DerError(`DER length of ${count} bytes`);
+    // A length cut off by the end was a RangeError from readUIntBE (der.fuzz.test.ts).
+    if (start + count > der.length) throw new DerError("DER ends inside a length");
     len = der.readUIntBE(start, count);
     start += count;
   }
   const end = start + len;
-  if (end > der.length) throw new Error("DER value runs past its end");
+  if (end > der.length) throw new DerError("DER value runs past its end");
   return { tag, content: der.subarray(start, end), encoded: der.subarray(at, end) };
 }
 

@@ -22,12 +22,25 @@ export function signerVerdict(program: Buffer, db: readonly Buffer[]): SignerVer
   const certificates = signatureCertificates(program);
   const [first] = certificates;
   if (!first) return { verdict: "unsigned", signer: null };
-  const trusted = db.map((d) => new X509Certificate(d));
+  // db comes from the firmware's variables and the signature from the program: a
+  // certificate in either that does not parse trusts nothing (it threw: pe-signer.fuzz.test.ts).
+  const trusted = db.map(certificateOf).filter((d) => d !== undefined);
   const ok = certificates.some((der) => {
-    const c = new X509Certificate(der);
-    return trusted.some((d) => d.raw.equals(c.raw) || (c.checkIssued(d) && c.verify(d.publicKey)));
+    const c = certificateOf(der);
+    return (
+      c !== undefined &&
+      trusted.some((d) => d.raw.equals(c.raw) || (c.checkIssued(d) && c.verify(d.publicKey)))
+    );
   });
   return { verdict: ok ? "trusted" : "untrusted", signer: commonName(first) };
+}
+
+function certificateOf(der: Buffer): X509Certificate | undefined {
+  try {
+    return new X509Certificate(der);
+  } catch {
+    return undefined;
+  }
 }
 
 // ContentInfo { signedData, [0] SignedData { version, digestAlgorithms, contentInfo,
