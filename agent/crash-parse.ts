@@ -4,6 +4,7 @@
 // down to Part1. Pure: the agent reads the files, this decides what they say.
 import { createHash } from "node:crypto";
 import { rfc3339 } from "../common/time.ts";
+import { MAX_PAYLOAD } from "../formats/journal-records.ts";
 import type { CrashRecord, Slot } from "./types.ts";
 
 export interface PstoreFile {
@@ -20,6 +21,9 @@ const MARKER = /liken: boot ([0-9a-f-]{36}) release (\S+) slot ([ab])/;
 const HEADER = /^(\w+)#(\d+) Part(\d+)$/;
 const PANIC = "Kernel panic - not syncing";
 const BEFORE = 40;
+/** The kernel's longest log line (LOG_LINE_MAX) and a reason word's sensible length. */
+const MAX_LINE = 1024;
+const MAX_KIND = 64;
 const AFTER = 30;
 
 interface Part {
@@ -84,13 +88,26 @@ function toRecord(dump: Part[]): CrashRecord {
   const marker = all.findLast((l) => MARKER.test(l));
   const m = marker ? MARKER.exec(marker) : null;
   const first = ordered[0] as Part;
-  return {
+  const record: CrashRecord = {
     id: createHash("sha256").update(text).digest("hex").slice(0, 16),
     time: rfc3339(new Date(Math.min(...dump.map((p) => p.mtimeMs)))),
     bootId: m?.[1] ?? "",
     release: m?.[2] ?? null,
     slot: (m?.[3] as Slot | undefined) ?? null,
-    kind: first.kind,
-    lines,
+    kind: first.kind.slice(0, MAX_KIND),
+    lines: lines.map((l) => l.slice(0, MAX_LINE)),
   };
+  return fitted(record);
+}
+
+// A record the journal's readers skip as damaged (a payload past MAX_PAYLOAD) would be
+// appended again at every boot, and pstore cleared each time: the crash lost. pstore's files
+// are the firmware's variables, so any length reaches here (70 lines of 4 KiB control
+// characters made 270 KB of JSON: crash-parse.fuzz.test.ts). Lines are clipped to the
+// kernel's longest, then the oldest go until the record fits.
+function fitted(record: CrashRecord): CrashRecord {
+  let lines = record.lines;
+  const size = () => Buffer.byteLength(JSON.stringify({ ...record, lines }));
+  while (lines.length > 0 && size() > MAX_PAYLOAD) lines = lines.slice(1);
+  return { ...record, lines };
 }
