@@ -4,6 +4,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "../common/atomic-file.ts";
 import { type BootIdentity, parseBootIdentity } from "../formats/identity.ts";
+import { parseBootRecord, parsePreviousStatus } from "./state-documents.ts";
 import type { MachineStatus } from "./status.ts";
 import type { BootRecord } from "./types.ts";
 
@@ -14,19 +15,16 @@ export const PSTORE = "/sys/fs/pstore";
 /** Marks a trial for the root's init: an agent that dies during a trial makes it reset the machine. */
 export { TRIAL_MARK } from "../formats/boot-interface.ts";
 
-import { withCurrentSpellings } from "../formats/old-spellings.ts";
-
 const RUN_STATUS = "/run/liken/status.json";
 const STATE_STATUS = join(STATE, "status/status.json");
 const STATE_RECORD = join(STATE, "boot/record.json");
 
 export async function readPreviousStatus(): Promise<MachineStatus | null> {
-  const status = await readJson<MachineStatus>(STATE_STATUS);
-  return status && withCurrentSpellings(status);
+  return parsePreviousStatus(await readFile(STATE_STATUS, "utf8").catch(() => ""));
 }
 
 export async function readRecord(): Promise<BootRecord | null> {
-  return readJson<BootRecord>(STATE_RECORD);
+  return parseBootRecord(await readFile(STATE_RECORD, "utf8").catch(() => ""));
 }
 
 /** identity.json as the boot agent reads it; the defaults when the state did not mount. */
@@ -45,12 +43,4 @@ export async function writeStatus(status: MachineStatus, toState: boolean): Prom
   const text = `${JSON.stringify(status, null, 2)}\n`;
   await writeFileAtomic(RUN_STATUS, text);
   if (toState) await writeFileAtomic(STATE_STATUS, text).catch(() => undefined);
-}
-
-async function readJson<T>(path: string): Promise<T | null> {
-  try {
-    return JSON.parse(await readFile(path, "utf8")) as T;
-  } catch {
-    return null;
-  }
 }
