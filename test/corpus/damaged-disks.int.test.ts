@@ -29,6 +29,7 @@ const IMPLAUSIBLE = "partition-table:implausible";
 const ONE_DISK_TIMEOUT = 30 * FILE_BUDGET_MS;
 const INSTALLED = DAMAGED_DISKS.filter((d) => d.journalValid !== undefined);
 
+let dir: string | undefined;
 let corpus: DamagedCorpus;
 /** How long the command takes to start and end doing nothing: not the disk's cost. */
 let startUpMs = 0;
@@ -45,7 +46,8 @@ function escaped(text: string): string {
 }
 
 beforeAll(async () => {
-  corpus = await makeDamagedDisks(await mkdtemp(join(tmpdir(), "liken-damaged-disks-")));
+  dir = await mkdtemp(join(tmpdir(), "liken-damaged-disks-"));
+  corpus = await makeDamagedDisks(dir);
   // The first inventory in a process loads what the probe starts programs with: not a disk's cost.
   await inventoryDisks({ paths: [path(DAMAGED_DISKS[0] as DamagedDisk)] });
   const runs = [];
@@ -54,7 +56,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (corpus) await rm(corpus.dir, { recursive: true, force: true });
+  // The folder, not the corpus: a build that failed part way leaves its disks there too.
+  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 describe("disks on the damaged disks", () => {
