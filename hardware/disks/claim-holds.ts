@@ -5,8 +5,11 @@
 //     wrote: the disk GUID and every partition's UUID derive from the claim's install id,
 //     every type is liken's, and everything found on the disk lies in a partition whose
 //     type liken fills with it; or
-// (b) it has no partition table at all and nothing recognizable on it: an install stopped
-//     before its table, or an erase (wipe and reinstall) stopped after it (installer/erase.ts).
+// (b) it has no partition table at all, not even an implausible one, and nothing
+//     recognizable on it: an install stopped before its table, or an erase (wipe and
+//     reinstall) stopped after it (installer/erase.ts).
+// A primary GPT that is implausible (torn by a stop while it was written or erased) does
+// not keep a backup that is the install's own from counting.
 // Anything else is `liken-claim:stale`: the disk is foreign and wipe leaves it alone.
 
 import type { Claim } from "../../formats/claim.ts";
@@ -37,6 +40,7 @@ export function claimHolds(facts: DiskFacts, probe: ContentProbe, claim: Claim):
   if (!table) {
     return (
       probe.mbrPartitions === 0 &&
+      !probe.implausible?.length &&
       facts.partitions.length === 0 &&
       found.every((f) => f.type === "PMBR")
     );

@@ -239,10 +239,21 @@ describe("classifyDisk", () => {
     expect(classifyDisk(facts, { ...empty, claim: claimed(true) }).reasons).toEqual([
       "liken-claim:complete",
     ]);
-    // The backup GPT speaks when the primary is gone (an erase stopped inside the table).
+    // The backup GPT speaks when the primary is gone (an erase stopped inside the table), or
+    // torn (implausible: the claim still holds, and the reason shows it).
     expect(
       classifyDisk(facts, { ...empty, claim: claimed(true), backupGpt: ourGpt() }).verdict,
     ).toBe("liken");
+    const torn = classifyDisk(facts, {
+      ...empty,
+      claim: claimed(true),
+      backupGpt: ourGpt(),
+      implausible: ["gpt:entry-array-crc"],
+    });
+    expect([torn.verdict, torn.reasons]).toEqual([
+      "liken",
+      ["liken-claim:complete", "partition-table:implausible", "partitions"],
+    ]);
   });
 
   it.each([
@@ -285,6 +296,7 @@ describe("classifyDisk", () => {
       { found: [{ type: "ext4", usage: "filesystem", offset: 0x100000 }] },
     ],
     ["no table but a filesystem on the disk", { signatures: [sig("ext4", 0x438)] }],
+    ["no sane table but an implausible one", { implausible: ["gpt:header-crc"] }],
   ])("calls a claimed disk foreign, the claim stale, after %s", (_, p) => {
     const d = classifyDisk(facts, {
       ...empty,

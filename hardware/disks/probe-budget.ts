@@ -20,8 +20,9 @@ export function probeBudgetMs(facts: Pick<DiskFacts, "kind">): number {
 /** The time a disk's probe has left: every tool it starts is stopped when it is spent. */
 export class Budget {
   private readonly deadline: number;
+  /** `ms` is the disk's whole budget: tools stop a tenth before it, to be killed and read in time. */
   constructor(ms: number) {
-    this.deadline = Date.now() + ms;
+    this.deadline = Date.now() + ms * 0.9;
   }
   get leftMs(): number {
     return this.deadline - Date.now();

@@ -197,6 +197,8 @@ const LIKEN_CASES: readonly LikenCase[] = [
   {
     name: "liken-gpt-entries-zeroed",
     implausible: true,
+    // The primary is torn, the backup is the install's own: the claim still holds.
+    verdict: "liken",
     problems: ["gpt:implausible:entry-array-crc", "gpt:backup-only"],
     journalValid: true,
     patches: () => [{ at: 2 * SECTOR, bytes: Buffer.alloc(ARRAY_BYTES) }],
