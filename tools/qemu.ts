@@ -110,6 +110,12 @@ export interface VmDisk {
    * than on the root complex: the guest binds the built-in pcieport driver to the port.
    */
   readonly rootPort?: boolean;
+  /**
+   * Reads and writes limited to this many bytes a second (QEMU's block throttling): a disk
+   * that answers slower than the probe's budget, as a failing drive that retries or virtual
+   * media over a slow link does.
+   */
+  readonly bytesPerSecond?: number;
 }
 
 /** Where the guest's first serial port (ttyS0) goes. */
@@ -303,7 +309,7 @@ export function qemuArgs(spec: VmSpec): string[] {
     const lock = disk.secondPath || disks.some((d) => d.secondPath && d.path === disk.path);
     args.push(
       "-drive",
-      `if=none,id=${id},format=raw,file=${qemuValue(disk.path)},cache=unsafe,discard=unmap${lock ? ",file.locking=off" : ""}`,
+      `if=none,id=${id},format=raw,file=${qemuValue(disk.path)},cache=unsafe,discard=unmap${lock ? ",file.locking=off" : ""}${disk.bytesPerSecond ? `,throttling.bps-total=${disk.bytesPerSecond}` : ""}`,
     );
     const serial = disk.serial ?? (disk.bus === "nvme" ? `nvme${i}` : undefined);
     const serialOpt =

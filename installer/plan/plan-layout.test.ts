@@ -138,6 +138,7 @@ describe("planLayout", () => {
         },
       }),
       disk("/dev/sdc", 64 * GIB, "unsupported", { reasons: ["missing-driver:nvme"] }),
+      disk("/dev/sdd", 64 * GIB, "foreign", { reasons: ["probe-failed:read:timeout"] }),
     ]);
     expect(result.ok).toBe(false);
     if (result.ok) return;
@@ -153,6 +154,7 @@ describe("planLayout", () => {
       "/dev/sda: holds data liken did not write (partition-table:gpt): liken never writes it",
       "/dev/sdb: holds the liken install of other/m1, another cluster: liken leaves it alone",
       "/dev/sdc: needs a driver the release cannot load at boot (missing-driver:nvme)",
+      "/dev/sdd: could not be read (probe-failed:read:timeout): liken never writes a disk it cannot read; check its health (dmesg)",
     ]);
   });
 

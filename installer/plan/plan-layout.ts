@@ -223,9 +223,14 @@ function judge(
       return { why: `${what}: use wipe and reinstall to replace it` };
     }
     case "foreign":
-      return {
-        why: `holds data liken did not write (${disk.reasons.join(", ")}): liken never writes it`,
-      };
+      // A disk that could not be read may hold anything: it is refused for that, not for data.
+      return disk.reasons.every((r) => r.startsWith("probe-failed:"))
+        ? {
+            why: `could not be read (${disk.reasons.join(", ")}): liken never writes a disk it cannot read; check its health (dmesg)`,
+          }
+        : {
+            why: `holds data liken did not write (${disk.reasons.join(", ")}): liken never writes it`,
+          };
     case "ineligible":
       return { why: `cannot be a target (${disk.reasons.join(", ")})` };
     case "unsupported":
