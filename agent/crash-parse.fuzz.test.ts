@@ -9,7 +9,7 @@ import {
   scanRecords,
 } from "../formats/journal-records.ts";
 import { fuzzParameters } from "../test/fuzz.ts";
-import { mutatedText } from "../test/fuzz-text.ts";
+import { fewRunParameters, mutatedText } from "../test/fuzz-text.ts";
 import { crashesFromPstore, type PstoreFile } from "./crash-parse.ts";
 
 const dump = [
@@ -65,7 +65,7 @@ describe("pstore's files, fuzzed", () => {
         if (!crash) return;
         expect(encodeRecord(1, crash).readUInt32LE(16)).toBeLessThanOrEqual(MAX_PAYLOAD);
       }),
-      fuzzParameters(20),
+      fewRunParameters(20, 200),
     );
   });
 });

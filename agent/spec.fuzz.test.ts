@@ -6,7 +6,13 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isVersion } from "../common/names.ts";
 import { fuzzParameters } from "../test/fuzz.ts";
-import { deeplyNested, mutatedText, tomlValue, withValuesReplaced } from "../test/fuzz-text.ts";
+import {
+  deeplyNested,
+  fewRunParameters,
+  mutatedText,
+  tomlValue,
+  withValuesReplaced,
+} from "../test/fuzz-text.ts";
 import { parseSpec, sourceDir } from "./spec.ts";
 
 const FILE = "/media/LIKEN-UPDATE/spec.toml";
@@ -80,7 +86,7 @@ describe("spec.toml's reader, fuzzed", () => {
   it("refuses deep nesting without running out of stack", () => {
     fc.assert(
       fc.property(deeplyNested.toml, (text) => expectSpec(`${valid}\n${text}\n`)),
-      fuzzParameters(20),
+      fewRunParameters(20, 200),
     );
   });
 });

@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isVersion } from "../common/names.ts";
 import { fuzzParameters } from "../test/fuzz.ts";
-import { mutatedText } from "../test/fuzz-text.ts";
+import { fewRunParameters, mutatedText } from "../test/fuzz-text.ts";
 import { entryState, parseEntryName } from "./entry-name.ts";
 
 function expectEntry(fileName: string): void {
@@ -35,7 +35,7 @@ describe("boot entry names, fuzzed", () => {
           expect(performance.now() - started).toBeLessThan(100);
         },
       ),
-      fuzzParameters(20),
+      fewRunParameters(20, 200),
     );
   });
 });

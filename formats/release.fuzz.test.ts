@@ -5,7 +5,13 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LikenError } from "../common/errors.ts";
 import { fuzzParameters } from "../test/fuzz.ts";
-import { deeplyNested, mutatedText, tomlValue, withValuesReplaced } from "../test/fuzz-text.ts";
+import {
+  deeplyNested,
+  fewRunParameters,
+  mutatedText,
+  tomlValue,
+  withValuesReplaced,
+} from "../test/fuzz-text.ts";
 import { parseRelease, RELEASE_FILES, type ReleaseInfo } from "./release.ts";
 
 const HASH = "a".repeat(64);
@@ -69,7 +75,7 @@ describe("release.toml's reader, fuzzed", () => {
   it("refuses deep nesting without running out of stack", () => {
     fc.assert(
       fc.property(deeplyNested.toml, (text) => expectRelease(`${valid}\n${text}\n`)),
-      fuzzParameters(20),
+      fewRunParameters(20, 200),
     );
   });
 });

@@ -13,11 +13,19 @@ const runs = process.env.LIKEN_FUZZ_RUNS || String(DEFAULT_RUNS);
 console.log(`fuzz: seed ${seed}, ${runs} runs per property`);
 console.log(`fuzz: to run it again: LIKEN_FUZZ_SEED=${seed} LIKEN_FUZZ_RUNS=${runs} npm run fuzz`);
 
-const vitest = await start("npx", ["vitest", "run", "--project", "unit", "fuzz"], {
-  env: { LIKEN_FUZZ_SEED: String(seed), LIKEN_FUZZ_RUNS: runs },
-  stdout: "inherit",
-  stderr: "inherit",
-});
+// The unit tier's minute per test is for the suite's few hundred runs; 60 ms a run keeps a
+// bound (a reader that loops still fails) that thousands of file reads or signature checks fit.
+const timeout = Math.max(60_000, Number(runs) * 60);
+
+const vitest = await start(
+  "npx",
+  ["vitest", "run", "--project", "unit", `--testTimeout=${timeout}`, "fuzz"],
+  {
+    env: { LIKEN_FUZZ_SEED: String(seed), LIKEN_FUZZ_RUNS: runs },
+    stdout: "inherit",
+    stderr: "inherit",
+  },
+);
 const { exitCode, signal } = await vitest.exited;
 if (exitCode !== 0)
   console.log(

@@ -2,6 +2,7 @@
 // boot-modules.json, the status documents): a valid document damaged a little, the same
 // document with values of the wrong type, and nesting deep enough to test a parser's stack.
 import fc from "fast-check";
+import { fuzzParameters } from "./fuzz.ts";
 
 /** `text` with a few characters replaced, inserted or deleted. */
 export function mutatedText(text: string, maxChanges = 6): fc.Arbitrary<string> {
@@ -119,3 +120,12 @@ export const deeplyNested = {
       ),
     ),
 };
+
+/**
+ * fuzzParameters, but at most `most` runs: for a property whose cases are few (a depth and
+ * a form of nesting), where `npm run fuzz`'s thousands would repeat them at seconds each.
+ */
+export function fewRunParameters<T>(runs: number, most: number): fc.Parameters<T> {
+  const parameters = fuzzParameters<T>(runs);
+  return { ...parameters, numRuns: Math.min(parameters.numRuns ?? runs, most) };
+}
