@@ -10,7 +10,7 @@
 //   it would find nothing, or the disk's GPT would make it read without bound.
 // On a spinning disk that is about 55 seeks and 22 MiB; it never writes. No disk costs
 // more than its budget (probe-budget.ts), whatever its bytes say.
-import { constants, type FileHandle, open } from "node:fs/promises";
+import { constants, open } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { mapLimit } from "../../common/map-limit.ts";
 import { KIB, MIB } from "../../common/size.ts";
@@ -19,6 +19,7 @@ import { isZero } from "../../formats/write-image.ts";
 import { probeAt } from "../../tools/blkid.ts";
 import { CommandError } from "../../tools/exec.ts";
 import { findSignaturesOfMany, type Signature } from "../../tools/wipefs.ts";
+import { DiskReader, ReadBudgetSpent } from "./disk-reader.ts";
 import { Budget, probeBudgetMs } from "./probe-budget.ts";
 import { readTables } from "./probe-tables.ts";
 import type { ContentProbe, DiskFacts, ProbeFailure, ProbeKind } from "./types.ts";
@@ -63,8 +64,12 @@ const BOOT_MEDIUM: ContentProbe = {
 };
 
 async function probeDisk(facts: DiskFacts, held: boolean): Promise<ContentProbe> {
+  if (DiskReader.stillReading(facts.path)) return { ...BOOT_MEDIUM, failed: ["read:timeout"] };
   const budget = new Budget(probeBudgetMs(facts));
-  const { probe, wholeZero, gptUnbounded } = await readDisk(facts, held, budget);
+  const reader = new DiskReader(facts.path, facts.size, budget);
+  const { probe, wholeZero, gptUnbounded } = await readDisk(facts, held, budget, reader).finally(
+    () => reader.close(),
+  );
   // wipefs on a whole disk looks where libblkid's probers look from its start (the last of
   // them, a LUKS2 secondary header, at 4 MiB) and from its end (RAID metadata, ZFS labels
   // and bcachefs's last superblock within 2 MiB of it), and on each partition the kernel
@@ -77,10 +82,11 @@ async function probeDisk(facts: DiskFacts, held: boolean): Promise<ContentProbe>
     ...facts.partitions.map((p) => p.path),
   ];
   if (paths.length === 0) return probe;
-  const found =
-    budget.leftMs > 0
-      ? await findSignaturesOfMany(paths, budget.leftMs)
-      : new Map(paths.map((p) => [p, TIMED_OUT] as const));
+  // A tool killed in the middle of a read the kernel has not answered ends only when it is
+  // answered: the probe stops waiting for it at the budget all the same.
+  const asked =
+    budget.leftMs > 0 ? await budget.within(findSignaturesOfMany(paths, budget.leftMs)) : "timeout";
+  const found = asked === "timeout" ? new Map(paths.map((p) => [p, TIMED_OUT] as const)) : asked;
   const { signatures, failed } = signaturesOf(facts, found);
   return { ...probe, signatures, failed: [...new Set([...probe.failed, ...failed])].sort() };
 }
@@ -115,7 +121,11 @@ function signaturesOf(
 // The errno says what kind of failure it was (EIO: the disk; EACCES: not root); a tool
 // stopped by the disk's budget says timeout.
 function failure(kind: ProbeKind, error: unknown): ProbeFailure {
-  if (error === TIMED_OUT || (error instanceof CommandError && error.timedOut))
+  if (
+    error === TIMED_OUT ||
+    error instanceof ReadBudgetSpent ||
+    (error instanceof CommandError && error.timedOut)
+  )
     return `${kind}:timeout`;
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   return typeof code === "string" && /^E[A-Z]+$/.test(code) ? `${kind}:${code}` : kind;
@@ -126,10 +136,11 @@ async function readDisk(
   facts: DiskFacts,
   held: boolean,
   budget: Budget,
+  reader: DiskReader,
 ): Promise<{ probe: ContentProbe; wholeZero: boolean; gptUnbounded: boolean }> {
   const failed = new Set<ProbeFailure>();
   const [read, exclusive] = await Promise.all([
-    budget.within(readRegions(facts)).catch((error: unknown) => {
+    budget.within(readRegions(facts, reader)).catch((error: unknown) => {
       failed.add(failure("read", error));
       return undefined;
     }),
@@ -143,7 +154,7 @@ async function readDisk(
   if (typeof exclusive === "object") failed.add(failure("open", exclusive.error));
   const tables = bytes
     ? await readTables(facts, bytes.head, bytes.end, (offset) =>
-        readSectorAt(facts, offset).catch(() => undefined),
+        reader.read(offset, facts.logicalSectorSize).catch(() => undefined),
       )
     : undefined;
   // With wipefs kept off the disk, blkid looks at its head in a window that ends before
@@ -154,7 +165,7 @@ async function readDisk(
     ...(tables?.backupGpt?.entries ?? []),
     ...(tables?.mbr ?? []),
   ]);
-  const atStarts = await probeStartsOf(facts, [...head, ...starts], bytes, budget).catch(
+  const atStarts = await probeStartsOf(facts, [...head, ...starts], bytes, budget, reader).catch(
     (error: unknown) => {
       failed.add(failure("blkid", error));
       return [];
@@ -182,16 +193,6 @@ async function readDisk(
     wholeZero: headZero === true && endZero === true,
     gptUnbounded: tables?.gptUnbounded ?? false,
   };
-}
-
-/** One sector at `offset` (an EBR past the head). */
-async function readSectorAt(facts: DiskFacts, offset: number): Promise<Buffer> {
-  const handle = await open(facts.path, constants.O_RDONLY);
-  try {
-    return await readFully(handle, facts.path, offset, facts.logicalSectorSize, facts.size);
-  } finally {
-    await handle.close();
-  }
 }
 
 // A table's starts are probed for what its partitions hold, which only names the content
@@ -234,18 +235,15 @@ async function probeStartsOf(
   starts: readonly { start: number; size?: number }[],
   regions: Regions | undefined,
   budget: Budget,
+  reader: DiskReader,
 ) {
-  const handle = await open(facts.path, constants.O_RDONLY);
-  try {
-    return await mapLimit(starts, BLKIDS_AT_ONCE, async (s) => {
-      if (budget.leftMs <= 0) throw TIMED_OUT;
-      if (regions && (await looksEmpty(handle, facts, s, regions))) return [];
-      const what = await probeAt(facts.path, s.start, s.size, budget.leftMs);
-      return what ? [{ ...what, offset: s.start }] : [];
-    });
-  } finally {
-    await handle.close();
-  }
+  return mapLimit(starts, BLKIDS_AT_ONCE, async (s) => {
+    if (budget.leftMs <= 0) throw TIMED_OUT;
+    if (regions && (await looksEmpty(reader, facts, s, regions))) return [];
+    const what = await budget.within(probeAt(facts.path, s.start, s.size, budget.leftMs));
+    if (what === "timeout") throw TIMED_OUT;
+    return what ? [{ ...what, offset: s.start }] : [];
+  });
 }
 
 // Where libblkid's probers look for a format from a start (util-linux 2.38 to 2.41,
@@ -263,7 +261,7 @@ const START_WINDOWS: readonly { readonly at: number; readonly bytes: number }[] 
 const END_BYTES = 2 * MIB;
 
 async function looksEmpty(
-  handle: FileHandle,
+  reader: DiskReader,
   facts: DiskFacts,
   at: { start: number; size?: number },
   regions: Regions,
@@ -276,7 +274,7 @@ async function looksEmpty(
     const endStart = facts.size - regions.end.length;
     if (position >= endStart)
       return isZero(regions.end.subarray(position - endStart, end - endStart));
-    return isZero(await readFully(handle, facts.path, position, end - position, facts.size));
+    return isZero(await reader.read(position, end - position));
   };
   const limit = at.size === undefined ? facts.size : at.start + at.size;
   const windows = START_WINDOWS.filter((w) => at.start + w.at < limit).map((w) =>
@@ -302,42 +300,19 @@ export function samplePositions(size: number): number[] {
   );
 }
 
-// Every region at once: under emulation the reads one after the other took twice as long.
-async function readRegions(facts: DiskFacts) {
-  const handle = await open(facts.path, constants.O_RDONLY);
-  try {
-    const at = (position: number, length: number) =>
-      readFully(handle, facts.path, Math.max(0, position), length, facts.size);
-    const [head, end, claimHead, claimTail, samples] = await Promise.all([
-      at(0, HEAD_BYTES),
-      at(facts.size - END_BYTES, END_BYTES),
-      at(CLAIM_HEAD_OFFSET, CLAIM_SIZE),
-      at(claimTailOffset(facts.size), CLAIM_SIZE),
-      Promise.all(samplePositions(facts.size).map(async (p) => isZero(await at(p, SAMPLE_BYTES)))),
-    ]);
-    const tail = end.subarray(Math.max(0, end.length - TAIL_BYTES));
-    return { head, tail, end, claimHead, claimTail, middleZero: samples.every(Boolean) };
-  } finally {
-    await handle.close();
-  }
-}
-
-// A short read is an error, not zeros: zeros that were never read would call data blank.
-// (So the buffer need not be cleared first: every byte of it is read or the read throws.)
-async function readFully(
-  handle: FileHandle,
-  path: string,
-  position: number,
-  length: number,
-  size: number,
-): Promise<Buffer> {
-  const buffer = Buffer.allocUnsafe(Math.max(0, Math.min(length, size - position)));
-  for (let done = 0; done < buffer.length; ) {
-    const { bytesRead } = await handle.read(buffer, done, buffer.length - done, position + done);
-    if (bytesRead === 0) throw new Error(`${path}: short read at byte ${position + done}`);
-    done += bytesRead;
-  }
-  return buffer;
+// Every region at once (DiskReader keeps a few reads in flight): under emulation the reads
+// one after the other took twice as long.
+async function readRegions(facts: DiskFacts, reader: DiskReader) {
+  const at = (position: number, length: number) => reader.read(position, length);
+  const [head, end, claimHead, claimTail, samples] = await Promise.all([
+    at(0, HEAD_BYTES),
+    at(facts.size - END_BYTES, END_BYTES),
+    at(CLAIM_HEAD_OFFSET, CLAIM_SIZE),
+    at(claimTailOffset(facts.size), CLAIM_SIZE),
+    Promise.all(samplePositions(facts.size).map(async (p) => isZero(await at(p, SAMPLE_BYTES)))),
+  ]);
+  const tail = end.subarray(Math.max(0, end.length - TAIL_BYTES));
+  return { head, tail, end, claimHead, claimTail, middleZero: samples.every(Boolean) };
 }
 
 // O_EXCL on a block device fails with EBUSY while anything holds it: a mount, a dm or md
