@@ -6,13 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isVersion } from "../common/names.ts";
 import { fuzzParameters } from "../test/fuzz.ts";
-import {
-  deeplyNested,
-  fewRunParameters,
-  mutatedText,
-  tomlValue,
-  withValuesReplaced,
-} from "../test/fuzz-text.ts";
+import { itReadsAnyText } from "../test/fuzz-text.ts";
 import { parseSpec, sourceDir } from "./spec.ts";
 
 const FILE = "/media/LIKEN-UPDATE/spec.toml";
@@ -58,20 +52,7 @@ describe("spec.toml's reader, fuzzed", () => {
     expect(parseSpec(valid, FILE).kind).toBe("spec");
   });
 
-  it("reads any text as a spec or invalid", () => {
-    fc.assert(
-      fc.property(fc.string({ maxLength: 300, unit: "binary" }), expectSpec),
-      fuzzParameters(),
-    );
-  });
-
-  it("reads a damaged spec as a spec or invalid", () => {
-    fc.assert(fc.property(mutatedText(valid), expectSpec), fuzzParameters());
-  });
-
-  it("refuses values of the wrong type, huge numbers and missing keys", () => {
-    fc.assert(fc.property(withValuesReplaced(valid, tomlValue), expectSpec), fuzzParameters());
-  });
+  itReadsAnyText(valid, "toml", expectSpec);
 
   it("keeps any source inside the spec's folder", () => {
     const segment = fc.constantFrom("..", ".", "releases", "", "a/../..", "/etc", "\\..");
@@ -80,13 +61,6 @@ describe("spec.toml's reader, fuzzed", () => {
         expectSpec(`version = "2.0.0"\nsource = ${JSON.stringify(parts.join("/"))}\n`),
       ),
       fuzzParameters(),
-    );
-  });
-
-  it("refuses deep nesting without running out of stack", () => {
-    fc.assert(
-      fc.property(deeplyNested.toml, (text) => expectSpec(`${valid}\n${text}\n`)),
-      fewRunParameters(20, 200),
     );
   });
 });

@@ -4,13 +4,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fuzzParameters } from "../test/fuzz.ts";
-import {
-  deeplyNested,
-  fewRunParameters,
-  jsonValue,
-  mutatedText,
-  withValuesReplaced,
-} from "../test/fuzz-text.ts";
+import { itReadsAnyText } from "../test/fuzz-text.ts";
 import {
   type BootModules,
   initramfsModules,
@@ -96,27 +90,7 @@ describe("boot-modules.json's reader, fuzzed", () => {
     expect(typeof parseBootModules(valid, "k")).toBe("object");
   });
 
-  it("reads any text as the table or a problem", () => {
-    fc.assert(
-      fc.property(fc.string({ maxLength: 300, unit: "binary" }), expectBootModules),
-      fuzzParameters(),
-    );
-  });
-
-  it("reads a damaged document as the table or a problem", () => {
-    fc.assert(fc.property(mutatedText(valid), expectBootModules), fuzzParameters());
-  });
-
-  it("refuses entries of the wrong type, huge numbers and missing keys", () => {
-    fc.assert(
-      fc.property(withValuesReplaced(valid, jsonValue), expectBootModules),
-      fuzzParameters(),
-    );
-  });
-
-  it("refuses deep nesting without running out of stack", () => {
-    fc.assert(fc.property(deeplyNested.json, expectBootModules), fewRunParameters(20, 200));
-  });
+  itReadsAnyText(valid, "json", expectBootModules);
 });
 
 describe("fnmatch on untrusted patterns, fuzzed", () => {

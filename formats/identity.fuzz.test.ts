@@ -1,15 +1,7 @@
 // identity.json on the state partition, read by the boot agent at every boot: whatever it
 // holds, the agent gets the fields it needs with the defaults for the rest, never an error.
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
-import { fuzzParameters } from "../test/fuzz.ts";
-import {
-  deeplyNested,
-  fewRunParameters,
-  jsonValue,
-  mutatedText,
-  withValuesReplaced,
-} from "../test/fuzz-text.ts";
+import { describe, expect } from "vitest";
+import { itReadsAnyText } from "../test/fuzz-text.ts";
 import { parseBootIdentity } from "./identity.ts";
 
 const valid = JSON.stringify(
@@ -41,22 +33,5 @@ function expectIdentity(text: string): void {
 }
 
 describe("identity.json's reader, fuzzed", () => {
-  it("reads any text as an identity", () => {
-    fc.assert(
-      fc.property(fc.string({ maxLength: 300, unit: "binary" }), expectIdentity),
-      fuzzParameters(),
-    );
-  });
-
-  it("reads a damaged identity, with the defaults for what it lost", () => {
-    fc.assert(fc.property(mutatedText(valid), expectIdentity), fuzzParameters());
-  });
-
-  it("reads fields of the wrong type as absent", () => {
-    fc.assert(fc.property(withValuesReplaced(valid, jsonValue), expectIdentity), fuzzParameters());
-  });
-
-  it("reads deep nesting as the defaults", () => {
-    fc.assert(fc.property(deeplyNested.json, expectIdentity), fewRunParameters(20, 200));
-  });
+  itReadsAnyText(valid, "json", expectIdentity);
 });

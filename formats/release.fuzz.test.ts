@@ -1,17 +1,9 @@
 // release.toml is read from a stick, an update medium and each slot's folder on the ESP:
 // whatever it says, the reader answers with a release whose every field is what its type
 // says, or a ReleaseInvalid refusal.
-import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LikenError } from "../common/errors.ts";
-import { fuzzParameters } from "../test/fuzz.ts";
-import {
-  deeplyNested,
-  fewRunParameters,
-  mutatedText,
-  tomlValue,
-  withValuesReplaced,
-} from "../test/fuzz-text.ts";
+import { itReadsAnyText } from "../test/fuzz-text.ts";
 import { parseRelease, RELEASE_FILES, type ReleaseInfo } from "./release.ts";
 
 const HASH = "a".repeat(64);
@@ -57,25 +49,5 @@ describe("release.toml's reader, fuzzed", () => {
     expect(parseRelease("/release", valid).signed).toBe(true);
   });
 
-  it("reads any text as a release or a ReleaseInvalid refusal", () => {
-    fc.assert(
-      fc.property(fc.string({ maxLength: 400, unit: "binary" }), expectRelease),
-      fuzzParameters(),
-    );
-  });
-
-  it("reads a damaged document as a release or a refusal", () => {
-    fc.assert(fc.property(mutatedText(valid), expectRelease), fuzzParameters());
-  });
-
-  it("refuses values of the wrong type, huge numbers and missing keys", () => {
-    fc.assert(fc.property(withValuesReplaced(valid, tomlValue), expectRelease), fuzzParameters());
-  });
-
-  it("refuses deep nesting without running out of stack", () => {
-    fc.assert(
-      fc.property(deeplyNested.toml, (text) => expectRelease(`${valid}\n${text}\n`)),
-      fewRunParameters(20, 200),
-    );
-  });
+  itReadsAnyText(valid, "toml", expectRelease, 400);
 });

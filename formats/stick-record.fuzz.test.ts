@@ -1,17 +1,9 @@
 // installed.json on the stick's payload partition decides whether an unattended stick
 // installs again: whatever it holds, it reads as a record of installs or a refusal that
 // names the file.
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { LikenError } from "../common/errors.ts";
-import { fuzzParameters } from "../test/fuzz.ts";
-import {
-  deeplyNested,
-  fewRunParameters,
-  jsonValue,
-  mutatedText,
-  withValuesReplaced,
-} from "../test/fuzz-text.ts";
+import { itReadsAnyText } from "../test/fuzz-text.ts";
 import {
   EMPTY_STICK_RECORD,
   encodeStickRecord,
@@ -45,22 +37,5 @@ function expectRecord(text: string): void {
 }
 
 describe("the stick's record of its installs, fuzzed", () => {
-  it("reads any text as a record or a refusal", () => {
-    fc.assert(
-      fc.property(fc.string({ maxLength: 300, unit: "binary" }), expectRecord),
-      fuzzParameters(),
-    );
-  });
-
-  it("reads a damaged record as a record or a refusal", () => {
-    fc.assert(fc.property(mutatedText(valid), expectRecord), fuzzParameters());
-  });
-
-  it("refuses fields of the wrong type, huge numbers and missing keys", () => {
-    fc.assert(fc.property(withValuesReplaced(valid, jsonValue), expectRecord), fuzzParameters());
-  });
-
-  it("refuses deep nesting without running out of stack", () => {
-    fc.assert(fc.property(deeplyNested.json, expectRecord), fewRunParameters(20, 200));
-  });
+  itReadsAnyText(valid, "json", expectRecord);
 });

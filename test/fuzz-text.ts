@@ -2,6 +2,7 @@
 // boot-modules.json, the status documents): a valid document damaged a little, the same
 // document with values of the wrong type, and nesting deep enough to test a parser's stack.
 import fc from "fast-check";
+import { it } from "vitest";
 import { fuzzParameters } from "./fuzz.ts";
 
 /** `text` with a few characters replaced, inserted or deleted. */
@@ -128,4 +129,38 @@ export const deeplyNested = {
 export function fewRunParameters<T>(runs: number, most: number): fc.Parameters<T> {
   const parameters = fuzzParameters<T>(runs);
   return { ...parameters, numRuns: Math.min(parameters.numRuns ?? runs, most) };
+}
+
+/**
+ * The four properties every reader of a text document holds, each an `it`: any text, the
+ * `valid` document damaged, its values replaced by others of any type, and deep nesting
+ * (after `valid` for TOML, whose tables a document adds to). `expectRead` fails the test
+ * unless the reader gave its own answer: a value, or its typed refusal.
+ */
+export function itReadsAnyText(
+  valid: string,
+  format: "json" | "toml",
+  expectRead: (text: string) => void,
+  anyLength = 300,
+): void {
+  it("answers any text with a value or its own refusal", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: anyLength, unit: "binary" }), expectRead),
+      fuzzParameters(),
+    );
+  });
+  it("answers the document damaged a little", () => {
+    fc.assert(fc.property(mutatedText(valid), expectRead), fuzzParameters());
+  });
+  it("answers values of the wrong type, huge numbers and missing keys", () => {
+    const values = format === "json" ? jsonValue : tomlValue;
+    fc.assert(fc.property(withValuesReplaced(valid, values), expectRead), fuzzParameters());
+  });
+  it("answers deep nesting without running out of stack", () => {
+    const nested =
+      format === "json"
+        ? deeplyNested.json
+        : deeplyNested.toml.map((text) => `${valid}\n${text}\n`);
+    fc.assert(fc.property(nested, expectRead), fewRunParameters(20, 200));
+  });
 }
