@@ -67,9 +67,13 @@ async function probeDisk(facts: DiskFacts, held: boolean): Promise<ContentProbe>
   if (DiskReader.stillReading(facts.path)) return { ...BOOT_MEDIUM, failed: ["read:timeout"] };
   const budget = new Budget(probeBudgetMs(facts));
   const reader = new DiskReader(facts.path, facts.size, budget);
-  const { probe, wholeZero, gptUnbounded } = await readDisk(facts, held, budget, reader).finally(
-    () => reader.close(),
-  );
+  const { probe, wholeZero, gptUnbounded, spent } = await readDisk(
+    facts,
+    held,
+    budget,
+    reader,
+  ).finally(() => reader.close());
+  if (spent) return probe;
   // wipefs on a whole disk looks where libblkid's probers look from its start (the last of
   // them, a LUKS2 secondary header, at 4 MiB) and from its end (RAID metadata, ZFS labels
   // and bcachefs's last superblock within 2 MiB of it), and on each partition the kernel
@@ -137,7 +141,7 @@ async function readDisk(
   held: boolean,
   budget: Budget,
   reader: DiskReader,
-): Promise<{ probe: ContentProbe; wholeZero: boolean; gptUnbounded: boolean }> {
+): Promise<{ probe: ContentProbe; wholeZero: boolean; gptUnbounded: boolean; spent: boolean }> {
   const failed = new Set<ProbeFailure>();
   const [read, exclusive] = await Promise.all([
     budget.within(readRegions(facts, reader)).catch((error: unknown) => {
@@ -149,7 +153,8 @@ async function readDisk(
         canOpenExclusively(facts.path, inUse(facts) ? 1 : BUSY_ASKS)
       : Promise.resolve(undefined),
   ]);
-  if (read === "timeout") failed.add("read:timeout");
+  const spent = read === "timeout";
+  if (spent) failed.add("read:timeout");
   const bytes = read === "timeout" ? undefined : read;
   if (typeof exclusive === "object") failed.add(failure("open", exclusive.error));
   const tables = bytes
@@ -165,12 +170,16 @@ async function readDisk(
     ...(tables?.backupGpt?.entries ?? []),
     ...(tables?.mbr ?? []),
   ]);
-  const atStarts = await probeStartsOf(facts, [...head, ...starts], bytes, budget, reader).catch(
-    (error: unknown) => {
-      failed.add(failure("blkid", error));
-      return [];
-    },
-  );
+  // A disk that spent its budget on the reads is no place to start tools: it reads
+  // read:timeout alone.
+  const atStarts = spent
+    ? []
+    : await probeStartsOf(facts, [...head, ...starts], bytes, budget, reader).catch(
+        (error: unknown) => {
+          failed.add(failure("blkid", error));
+          return [];
+        },
+      );
   const headZero = bytes ? isZero(bytes.head) : undefined;
   // The tail is the end's last MiB: zeros in the end make it zeros.
   const endZero = bytes ? isZero(bytes.end) : undefined;
@@ -192,6 +201,7 @@ async function readDisk(
     probe,
     wholeZero: headZero === true && endZero === true,
     gptUnbounded: tables?.gptUnbounded ?? false,
+    spent,
   };
 }
 
