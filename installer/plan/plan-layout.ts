@@ -7,10 +7,18 @@ import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
 import { partitionUuidFor, tableIdFor } from "../../formats/install-ids.ts";
 import type { Disk } from "../../hardware/disks/types.ts";
 import type { Machine, Manifest, StorageRole } from "../../manifest/types.ts";
+import {
+  holding,
+  holdsInstall,
+  inWords,
+  type LeftOut,
+  type LeftOutCause,
+  MIN_ESP_4KN,
+  whyLeftOut,
+} from "./left-out.ts";
 import { compareDisks, describeSelector, matchesSelector } from "./order.ts";
 import type {
   DiskAction,
-  LeftOutDisk,
   PartitionContent,
   PlanFailure,
   PlannedDisk,
@@ -20,15 +28,6 @@ import type {
 
 /** The smallest partition a storage role gets, "rest" included. */
 export const MIN_ROLE_SIZE = 64 * MIB;
-
-/**
- * The smallest ESP on a disk of 4096-byte sectors. The ESP is FAT32 with one sector a
- * cluster in the disk's own sector size (the kernel and the firmware mount a FAT only in
- * the disk's logical block size), and FAT32 needs 65,525 clusters: 256 MiB of 4 KiB sectors
- * falls short, which firmware reads as FAT16 and rejects. 260 MiB is also the size
- * Microsoft gives for the ESP of 4Kn drives.
- */
-export const MIN_ESP_4KN = 260 * MIB;
 
 /** The logical sector sizes UEFI boots from and the install lays out in. */
 const SECTOR_SIZES = [512, 4096];
@@ -57,81 +56,114 @@ interface Candidate {
 export function planLayout(input: PlanInput): PlanResult {
   const { manifest } = input;
   const machine = manifest.machines.find((m) => m.name === input.machine);
-  if (!machine) {
-    const names = manifest.machines.map((m) => m.name).join(", ");
-    return fail(
-      "UnknownMachine",
-      `the manifest has no machine named "${input.machine}"`,
-      `choose one of: ${names}`,
-      [],
-    );
-  }
+  if (!machine) return unknownMachine(manifest, input.machine);
   const version = input.release?.version ?? manifest.release.version;
   const slot = alignUp(manifest.layout.slot);
-  if (input.release && input.release.rootfsSize > slot) {
-    return fail(
-      "ReleaseTooLarge",
-      `release ${version}'s root filesystem (${formatSize(input.release.rootfsSize)}) is larger than a slot (${formatSize(slot)})`,
-      "raise [layout] slot in the manifest, or build a smaller release",
-      [],
-    );
-  }
+  if (input.release && input.release.rootfsSize > slot)
+    return releaseTooLarge(version, input.release.rootfsSize, slot);
 
-  const leftOut: LeftOutDisk[] = [];
-  const candidates: Candidate[] = [];
-  for (const disk of [...input.disks].sort(compareDisks)) {
-    const judged = judge(disk, manifest, machine, input.wipe, input.wipeClusters ?? []);
-    if ("why" in judged)
-      leftOut.push({
-        path: disk.path,
-        verdict: disk.verdict,
-        reasons: disk.reasons,
-        why: judged.why,
-      });
-    else candidates.push({ disk, action: judged.action });
-  }
-
-  // An interrupted install of this machine is finished on the disks it started, with its id.
-  const partial = candidates.find((c) => c.action === "resume" && !c.disk.claim?.complete);
-  const installId = partial?.disk.claim?.installId ?? input.newInstallId;
-  const pool = candidates.filter(
-    (c) => c.action !== "resume" || (partial && c.disk.claim?.installId === installId),
-  );
-  for (const c of candidates) {
-    if (pool.includes(c)) continue;
-    leftOut.push(
-      leftOutAs(
-        c.disk,
-        c.disk.claim?.complete
-          ? `holds the liken install of ${manifest.cluster}/${machine.name}: use wipe and reinstall to replace it`
-          : "holds another interrupted install of this machine",
-      ),
-    );
-  }
-  const resumed = pool.filter((c) => c.action === "resume");
-
+  const leftOut: LeftOut[] = [];
+  const candidates = judgeDisks(input, machine, leftOut);
+  const { pool, installId } = poolToWrite(candidates, input.newInstallId, leftOut);
   if (pool.length === 0) return fail(...nothingEligible(leftOut, input.machine), leftOut);
-  const systemSizes = [
-    manifest.layout.esp,
-    slot,
-    slot,
-    manifest.layout.crash_journal,
-    manifest.layout.state,
-  ].map(alignUp);
+
+  const systemSizes = systemPartitionSizes(manifest, slot);
   const systemNeed = systemSizes.reduce((a, b) => a + b, 0);
-  const picked = pickSystemDisk(pool, machine, systemNeed, manifest.layout.esp, resumed.length > 0);
+  const resuming = pool.some((c) => c.action === "resume");
+  const picked = pickSystemDisk(pool, machine, systemNeed, manifest.layout.esp, resuming);
   if ("failure" in picked)
     return fail(picked.failure.reason, picked.failure.message, picked.failure.hint, [
       ...leftOut,
       ...picked.failure.considered,
     ]);
   leftOut.push(...picked.tooSmall);
-  const system = picked.candidate;
 
-  // The system disk: ESP, slot A, slot B, journal, state, then the storage roles that fit.
   const builders = new Map<Candidate, DiskBuilder>();
-  const systemBuilder = new DiskBuilder(system, "system", installId, 0);
-  builders.set(system, systemBuilder);
+  builders.set(picked.candidate, systemDisk(picked.candidate, installId, systemSizes));
+  const others = pool.filter((c) => c !== picked.candidate);
+  const unplaced = placeRoles(manifest.storage, builders, others, installId);
+  if (unplaced) return roleDoesNotFit(unplaced.role, unplaced.size, builders, leftOut);
+  for (const c of others)
+    if (!builders.has(c)) leftOut.push({ disk: c.disk, cause: { kind: "not-needed" } });
+  return {
+    ok: true,
+    layout: {
+      cluster: manifest.cluster,
+      machine: machine.name,
+      release: version,
+      installId,
+      wipe: input.wipe,
+      systemDiskWhy: picked.why,
+      disks: [...builders.values()].map((b) => b.build()),
+      leftOut: inWords(leftOut),
+    },
+  };
+}
+
+function unknownMachine(manifest: Manifest, name: string): PlanResult {
+  const names = manifest.machines.map((m) => m.name).join(", ");
+  return fail(
+    "UnknownMachine",
+    `the manifest has no machine named "${name}"`,
+    `choose one of: ${names}`,
+    [],
+  );
+}
+
+function releaseTooLarge(version: string, rootfsSize: number, slot: number): PlanResult {
+  return fail(
+    "ReleaseTooLarge",
+    `release ${version}'s root filesystem (${formatSize(rootfsSize)}) is larger than a slot (${formatSize(slot)})`,
+    "raise [layout] slot in the manifest, or build a smaller release",
+    [],
+  );
+}
+
+// Each disk in stable order, judged: the ones this install may write, and the others
+// added to leftOut with their cause.
+function judgeDisks(input: PlanInput, machine: Machine, leftOut: LeftOut[]): Candidate[] {
+  const candidates: Candidate[] = [];
+  for (const disk of [...input.disks].sort(compareDisks)) {
+    const judged = judge(disk, input.manifest, machine, input.wipe, input.wipeClusters ?? []);
+    if ("cause" in judged) leftOut.push({ disk, cause: judged.cause });
+    else candidates.push({ disk, action: judged.action });
+  }
+  return candidates;
+}
+
+// An interrupted install of this machine is finished on the disks it started, with its id;
+// this machine's other installs are left out.
+function poolToWrite(
+  candidates: readonly Candidate[],
+  newInstallId: string,
+  leftOut: LeftOut[],
+): { pool: Candidate[]; installId: string } {
+  const partial = candidates.find((c) => c.action === "resume" && !c.disk.claim?.complete);
+  const installId = partial?.disk.claim?.installId ?? newInstallId;
+  const pool = candidates.filter(
+    (c) => c.action !== "resume" || (partial && c.disk.claim?.installId === installId),
+  );
+  for (const c of candidates) {
+    if (pool.includes(c)) continue;
+    const claim = c.disk.claim;
+    leftOut.push({
+      disk: c.disk,
+      cause: claim?.complete
+        ? { kind: "installed", cluster: claim.cluster, machine: claim.machine }
+        : { kind: "other-partial" },
+    });
+  }
+  return { pool, installId };
+}
+
+function systemPartitionSizes(manifest: Manifest, slot: number): number[] {
+  const { layout } = manifest;
+  return [layout.esp, slot, slot, layout.crash_journal, layout.state].map(alignUp);
+}
+
+// The system disk: ESP, slot A, slot B, journal, state; the storage roles that fit follow.
+function systemDisk(system: Candidate, installId: string, sizes: readonly number[]): DiskBuilder {
+  const builder = new DiskBuilder(system, "system", installId, 0);
   const contents: [PartitionContent, string][] = [
     ["esp", "liken-esp"],
     ["slot-a", "liken-a"],
@@ -140,10 +172,20 @@ export function planLayout(input: PlanInput): PlanResult {
     ["state", "liken-state"],
   ];
   for (const [i, [content, label]] of contents.entries()) {
-    systemBuilder.add(content, label, systemSizes[i] as number);
+    builder.add(content, label, sizes[i] as number);
   }
+  return builder;
+}
 
-  const others = pool.filter((c) => c !== system);
+// The fixed-size roles in the manifest's order, each on the first disk with room (the disks
+// already in the layout, then the next of the others), then the "rest" role on what is left.
+// Returns the role that fits on no disk.
+function placeRoles(
+  storage: readonly StorageRole[],
+  builders: Map<Candidate, DiskBuilder>,
+  others: readonly Candidate[],
+  installId: string,
+): { role: string; size: number } | undefined {
   const placeOn = (size: number): DiskBuilder | undefined => {
     for (const b of builders.values()) if (b.free() >= size) return b;
     for (const c of others) {
@@ -156,38 +198,20 @@ export function planLayout(input: PlanInput): PlanResult {
     }
     return undefined;
   };
-  const fixed = manifest.storage.filter(
-    (r): r is StorageRole & { size: number } => r.size !== "rest",
-  );
-  const rest = manifest.storage.find((r) => r.size === "rest");
+  const fixed = storage.filter((r): r is StorageRole & { size: number } => r.size !== "rest");
+  const rest = storage.find((r) => r.size === "rest");
   for (const role of fixed) {
     const size = alignUp(role.size);
     const target = placeOn(size);
-    if (!target) return roleDoesNotFit(role.role, size, builders, leftOut);
+    if (!target) return { role: role.role, size };
     target.add("storage", `liken-${role.role}`, size, role.role);
   }
   if (rest) {
     const target = placeOn(MIN_ROLE_SIZE);
-    if (!target) return roleDoesNotFit(rest.role, MIN_ROLE_SIZE, builders, leftOut);
+    if (!target) return { role: rest.role, size: MIN_ROLE_SIZE };
     target.add("storage", `liken-${rest.role}`, target.free(), rest.role);
   }
-
-  for (const c of others)
-    if (!builders.has(c))
-      leftOut.push(leftOutAs(c.disk, "not needed: every role fits on the disks above"));
-  return {
-    ok: true,
-    layout: {
-      cluster: manifest.cluster,
-      machine: machine.name,
-      release: version,
-      installId,
-      wipe: input.wipe,
-      systemDiskWhy: picked.why,
-      disks: [...builders.values()].map((b) => b.build()),
-      leftOut,
-    },
-  };
+  return undefined;
 }
 
 // Whether a disk may be written by this install, and how.
@@ -197,50 +221,39 @@ function judge(
   machine: Machine,
   wipe: boolean,
   wipeClusters: readonly string[],
-): { action: DiskAction } | { why: string } {
+): { action: DiskAction } | { cause: LeftOutCause } {
+  const { reasons } = disk;
   switch (disk.verdict) {
     case "blank":
       return { action: "write" };
     case "liken": {
       const c = disk.claim;
       const ours = c !== undefined && c.cluster === manifest.cluster && c.machine === machine.name;
-      const what = c
-        ? `holds the liken install of ${c.cluster}/${c.machine}${c.complete ? "" : " (partial)"}`
-        : "holds a liken install";
       // Another cluster's disk is that cluster's machine: a wipe of this one never takes it
       // unless the operator names that cluster.
-      if (c && c.cluster !== manifest.cluster && !wipeClusters.includes(c.cluster)) {
-        return {
-          why: wipe
-            ? `${what}, another cluster: wipe and reinstall erases only ${manifest.cluster}'s disks (--wipe-cluster ${c.cluster} erases it)`
-            : `${what}, another cluster: liken leaves it alone`,
-        };
-      }
+      if (c && c.cluster !== manifest.cluster && !wipeClusters.includes(c.cluster))
+        return { cause: { kind: "other-cluster", claim: c, cluster: manifest.cluster, wipe } };
       if (wipe) return { action: "erase-and-write" };
       // A disk of this machine's install is resumed while any disk of that install is
       // partial, complete ones too: the install completes each disk in turn.
       if (ours) return { action: "resume" };
-      return { why: `${what}: use wipe and reinstall to replace it` };
+      return { cause: { kind: "liken-install", claim: c } };
     }
     case "foreign":
       // A disk that could not be read may hold anything: it is refused for that, not for data.
-      return disk.reasons.every((r) => r.startsWith("probe-failed:"))
-        ? {
-            why: `could not be read (${disk.reasons.join(", ")}): liken never writes a disk it cannot read; check its health (dmesg)`,
-          }
-        : {
-            why: `holds data liken did not write (${disk.reasons.join(", ")}): liken never writes it`,
-          };
+      return reasons.every((r) => r.startsWith("probe-failed:"))
+        ? { cause: { kind: "unreadable", reasons } }
+        : { cause: { kind: "foreign-data", reasons } };
     case "ineligible":
-      return { why: `cannot be a target (${disk.reasons.join(", ")})` };
+      return { cause: { kind: "ineligible", reasons } };
     case "unsupported":
-      return { why: `needs a driver the release cannot load at boot (${disk.reasons.join(", ")})` };
+      return { cause: { kind: "unsupported", reasons } };
   }
 }
 
 type Picked =
-  | { readonly candidate: Candidate; readonly why: string; readonly tooSmall: LeftOutDisk[] }
-  | { readonly failure: PlanFailure };
+  | { readonly candidate: Candidate; readonly why: string; readonly tooSmall: LeftOut[] }
+  | { readonly failure: Omit<PlanFailure, "considered"> & { considered: LeftOut[] } };
 
 function pickSystemDisk(
   pool: readonly Candidate[],
@@ -260,12 +273,12 @@ function pickSystemDisk(
   }
   const selector = machine.system_disk;
   const matching = selector ? pool.filter((c) => matchesSelector(c.disk, selector)) : pool;
-  const tooSmall: LeftOutDisk[] = [];
-  const unbootable: LeftOutDisk[] = [];
+  const tooSmall: LeftOut[] = [];
+  const unbootable: LeftOut[] = [];
   for (const c of matching) {
     const sectors = sectorProblem(c.disk, esp);
     if (sectors && usable(c.disk) >= need) {
-      unbootable.push(leftOutAs(c.disk, sectors));
+      unbootable.push({ disk: c.disk, cause: sectors });
       continue;
     }
     if (usable(c.disk) >= need) {
@@ -274,22 +287,19 @@ function pickSystemDisk(
         : `${c.disk.path} is the first eligible disk in stable order (transport, serial, WWN, path)`;
       return { candidate: c, why, tooSmall: [...unbootable, ...tooSmall] };
     }
-    tooSmall.push(
-      leftOutAs(
-        c.disk,
-        `too small for the system partitions (needs ${formatSizeShort(need + 2 * MIB)})`,
-      ),
-    );
+    tooSmall.push({ disk: c.disk, cause: { kind: "too-small", need } });
   }
   if (selector && matching.length === 0) {
+    const described = describeSelector(selector);
     return {
       failure: {
         reason: "NoEligibleDisk",
-        message: `no eligible disk matches system_disk ${describeSelector(selector)}`,
+        message: `no eligible disk matches system_disk ${described}`,
         hint: "check the selector against liken-stick disks, or attach the disk it names",
-        considered: pool.map((c) =>
-          leftOutAs(c.disk, `does not match system_disk ${describeSelector(selector)}`),
-        ),
+        considered: pool.map((c) => ({
+          disk: c.disk,
+          cause: { kind: "no-match", selector: described },
+        })),
       },
     };
   }
@@ -298,10 +308,11 @@ function pickSystemDisk(
     return {
       failure: {
         reason: "SectorSizeUnsupported",
-        message: `no eligible disk can boot this layout: ${unbootableDisk.path} ${unbootableDisk.why}`,
-        hint: unbootableDisk.why.includes("ESP")
-          ? `set [layout] esp to at least "${MIN_ESP_4KN / MIB}MiB" in the manifest, or attach a disk with 512-byte sectors`
-          : "attach a disk with 512- or 4096-byte sectors (a SAS drive formatted with 520 or 528 for a storage array must be formatted again)",
+        message: `no eligible disk can boot this layout: ${unbootableDisk.disk.path} ${whyLeftOut(unbootableDisk.cause)}`,
+        hint:
+          unbootableDisk.cause.kind === "esp-too-small"
+            ? `set [layout] esp to at least "${MIN_ESP_4KN / MIB}MiB" in the manifest, or attach a disk with 512-byte sectors`
+            : "attach a disk with 512- or 4096-byte sectors (a SAS drive formatted with 520 or 528 for a storage array must be formatted again)",
         considered: unbootable,
       },
     };
@@ -316,29 +327,32 @@ function pickSystemDisk(
   };
 }
 
-// Why no disk can be written, led by the most telling verdict among those left out.
+// Why no disk can be written, led by the most telling cause among those left out.
 function nothingEligible(
-  leftOut: readonly LeftOutDisk[],
+  leftOut: readonly LeftOut[],
   machine: string,
 ): [PlanFailure["reason"], string, string] {
+  const held = leftOut.flatMap(({ disk, cause }) =>
+    holdsInstall(cause) ? [{ path: disk.path, cause }] : [],
+  );
   // Only a disk a wipe would take is worth the advice to wipe.
-  const liken = leftOut.find((d) => d.verdict === "liken" && !d.why.includes("another cluster"));
-  const otherCluster = leftOut.find((d) => d.verdict === "liken");
-  if (!liken && otherCluster) {
+  const wipeable = held.find((d) => d.cause.kind !== "other-cluster");
+  const [otherCluster] = held;
+  if (!wipeable && otherCluster) {
     return [
       "DiskNotBlank",
-      `no blank disk: ${otherCluster.path} ${otherCluster.why.split(":")[0]}`,
+      `no blank disk: ${otherCluster.path} ${holding(otherCluster.cause)}`,
       "attach a blank disk; liken erases another cluster's disk only when wipe and reinstall names that cluster",
     ];
   }
-  if (liken) {
+  if (wipeable) {
     return [
       "DiskNotBlank",
-      `no blank disk: ${liken.path} ${liken.why.split(":")[0]}`,
+      `no blank disk: ${wipeable.path} ${holding(wipeable.cause)}`,
       `use wipe and reinstall as ${machine} to replace it`,
     ];
   }
-  const unsupported = leftOut.find((d) => d.verdict === "unsupported");
+  const unsupported = leftOut.find((d) => d.cause.kind === "unsupported")?.disk;
   if (unsupported) {
     const module = unsupported.reasons
       .find((r) => r.startsWith("missing-driver:"))
@@ -351,11 +365,11 @@ function nothingEligible(
   }
   // Only write-protected disks: the protection is the owner's word, so say that it is
   // what stops the install, not data on the disk.
-  const readOnly = leftOut.filter((d) => d.reasons.includes("read-only"));
+  const readOnly = leftOut.filter((d) => d.disk.reasons.includes("read-only"));
   if (readOnly.length > 0 && readOnly.length === leftOut.length) {
     return [
       "NoEligibleDisk",
-      `no disk can be written: ${readOnly.map((d) => d.path).join(", ")} ${readOnly.length > 1 ? "are" : "is"} read-only`,
+      `no disk can be written: ${readOnly.map((d) => d.disk.path).join(", ")} ${readOnly.length > 1 ? "are" : "is"} read-only`,
       "name a disk that may be written, or, if it may be, remove its write protection: chmod u+w on an image file, blockdev --setrw on a block device",
     ];
   }
@@ -372,7 +386,7 @@ function roleDoesNotFit(
   role: string,
   size: number,
   builders: Map<Candidate, DiskBuilder>,
-  leftOut: LeftOutDisk[],
+  leftOut: readonly LeftOut[],
 ): PlanResult {
   const room = [...builders.values()]
     .map((b) => `${b.path} has ${formatSizeShort(b.free())} free`)
@@ -444,12 +458,10 @@ class DiskBuilder {
 }
 
 // Why the firmware could not boot the system partitions from this disk; undefined when it can.
-function sectorProblem(d: Disk, esp: number): string | undefined {
+function sectorProblem(d: Disk, esp: number): LeftOutCause | undefined {
   const sector = d.logicalSectorSize;
-  if (!SECTOR_SIZES.includes(sector))
-    return `has ${sector}-byte sectors: UEFI firmware boots only from 512- and 4096-byte sectors`;
-  if (sector === 4096 && esp < MIN_ESP_4KN)
-    return `has 4096-byte sectors, where an ESP of ${formatSizeShort(esp)} is too small for FAT32 (at least ${formatSizeShort(MIN_ESP_4KN)})`;
+  if (!SECTOR_SIZES.includes(sector)) return { kind: "sector-size", sector };
+  if (sector === 4096 && esp < MIN_ESP_4KN) return { kind: "esp-too-small", esp };
   return undefined;
 }
 
@@ -461,15 +473,11 @@ function alignUp(bytes: number): number {
   return Math.ceil(bytes / MIB) * MIB;
 }
 
-function leftOutAs(d: Disk, why: string): LeftOutDisk {
-  return { path: d.path, verdict: d.verdict, reasons: d.reasons, why };
-}
-
 function fail(
   reason: PlanFailure["reason"],
   message: string,
   hint: string,
-  considered: readonly LeftOutDisk[],
+  considered: readonly LeftOut[],
 ): PlanResult {
-  return { ok: false, failure: { reason, message, hint, considered } };
+  return { ok: false, failure: { reason, message, hint, considered: inWords(considered) } };
 }
