@@ -11,6 +11,7 @@ import { type Gpt, parseGpt } from "../../formats/gpt.ts";
 import type { BlockDevice } from "../../tools/lsblk.ts";
 import { waitForStickDrivers } from "../stick-drivers.ts";
 import { readBlockDevices, readBlockDevicesAt } from "./block-devices.ts";
+import { Budget, DEVICE_BUDGET_MS } from "./probe-budget.ts";
 import type { DiskFacts } from "./types.ts";
 
 // LoaderDevicePartUUID names the partition systemd-boot came from.
@@ -194,8 +195,11 @@ async function loopDevicesBackedBy(path: string): Promise<string[]> {
 
 // Without udev (the stick) no PARTUUID is known: the disk's own GPT says whether it
 // holds the partition the firmware booted from.
+// A disk that does not answer within a device's probe budget is not the one the machine
+// just booted from; discovery must not wait on it (docs/disks.md, "Untrusted bytes").
 async function gptHolds(path: string, partUuid: string): Promise<boolean> {
-  const gpt = await gptOf(path);
+  const gpt = await new Budget(DEVICE_BUDGET_MS).within(gptOf(path));
+  if (gpt === "timeout") return false;
   return gpt?.entries.some((e) => e.uuid.toLowerCase() === partUuid) ?? false;
 }
 
