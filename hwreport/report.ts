@@ -24,7 +24,7 @@ import { readSecureBoot } from "../hardware/secure-boot.ts";
 import { waitForStickDrivers } from "../hardware/stick-drivers.ts";
 import { findDisks, findNics } from "../hardware/sysfs.ts";
 import { planInstall, planResultOf } from "../installer/plan/plan-install.ts";
-import type { Manifest } from "../manifest/types.ts";
+import type { Machine, Manifest } from "../manifest/types.ts";
 import { controllerIds, controllerOf } from "./controller.ts";
 import { type Inventory, readInventory } from "./inventory.ts";
 import { systemPciNames } from "./pci-names.ts";
@@ -70,10 +70,78 @@ const SEVERITY_ORDER = { error: 0, warning: 1, note: 2 } as const;
 
 export async function buildReport(input: ReportInput): Promise<HwReport> {
   const root = input.root ?? "/";
-  const boot = input.release ? bootPathOf(input.release.version, input.release.modules) : undefined;
-  const nicBoot = input.release
-    ? bootPathOf(input.release.version, input.release.modules, "nic")
-    : undefined;
+  const { release } = input;
+  const boot = release ? bootPathOf(release.version, release.modules) : undefined;
+  const nicBoot = release ? bootPathOf(release.version, release.modules, "nic") : undefined;
+  const machine = await readMachine(input, root);
+  const problems: Problem[] = [...machine.inventory.problems];
+  const { disks, classified } = await reportDisks(input, machine, boot, problems);
+  if (boot) problems.push(...missingDriverProblems(disks, boot));
+  else problems.push(noRelease());
+  const nics = await reportNics(input, root, machine, nicBoot);
+  const machines = input.manifest
+    ? input.manifest.machines.filter((m) => input.machine === undefined || m.name === input.machine)
+    : [];
+  const ports = declaredPorts(machines, nics);
+  problems.push(...portProblems(ports, nics));
+  if (release) problems.push(...nicBootProblems(ports, nics, release.version));
+  const layouts = proposedLayouts(input, machines, classified, problems);
+  const signature = release ? await releaseSignature(root, release) : null;
+  if (release && signature) problems.push(...signatureProblems(release.version, signature));
+  if (machine.inventory.system?.firmware.mode === "legacy") problems.push(legacyFirmware());
+  return {
+    schema: HWREPORT_SCHEMA,
+    generatedAt: rfc3339(input.now ?? new Date()),
+    problems: problems
+      .map((p, i) => ({ p, i }))
+      .sort((a, b) => SEVERITY_ORDER[a.p.severity] - SEVERITY_ORDER[b.p.severity] || a.i - b.i)
+      .map(({ p }) => p),
+    system: machine.inventory.system,
+    cpu: machine.inventory.cpu,
+    memory: machine.inventory.memory,
+    disks,
+    nics,
+    ports,
+    release: boot ? { version: boot.version, kernel: boot.kernel, signature } : null,
+    layouts,
+    saved: null,
+  };
+}
+
+function noRelease(): Problem {
+  return {
+    reason: "no-release",
+    severity: "note",
+    subject: "release",
+    message: "no release given, so the report does not judge which disks the boot path can drive",
+    hint: "run liken-stick hwreport --release DIR with the release you will install",
+  };
+}
+
+function legacyFirmware(): Problem {
+  return {
+    reason: "legacy-firmware",
+    severity: "warning",
+    subject: "firmware",
+    message:
+      "the machine booted in legacy BIOS mode; an installed liken disk boots only through UEFI",
+    hint: "switch the firmware to UEFI boot (turn CSM or legacy boot off) before you install",
+  };
+}
+
+/** What the report reads of the machine before it judges anything. */
+interface MachineFacts {
+  readonly inventory: Inventory;
+  readonly sysDisks: Awaited<ReturnType<typeof findDisks>>;
+  readonly sysNics: Awaited<ReturnType<typeof findNics>>;
+  /** The firmware files each device's driver asked for and did not get, by device. */
+  readonly asked: Map<string, string[]>;
+  readonly pciNames: PciNames;
+}
+
+// The inventory, the sysfs walk and the kernel's log side by side, once the stick's drivers
+// have loaded (on a machine: a fixture tree has none to wait for).
+async function readMachine(input: ReportInput, root: string): Promise<MachineFacts> {
   const readLog =
     input.kernelLog ??
     (async () => (root === "/" ? readKernelLog("Direct firmware load for") : []));
@@ -82,9 +150,9 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
     (input.inventory ?? readInventory)(root),
     findDisks(root),
     findNics(root),
+    // Without the log the report only cannot name missing firmware; the rest stands.
     readLog().catch(() => [] as string[]),
   ]);
-  const asked = firmwareRequests(log);
   const lookup = input.pciNames ?? (root === "/" ? systemPciNames : () => NO_PCI_NAMES);
   const pciNames = lookup(
     [...sysDisks, ...sysNics].flatMap((x) => {
@@ -92,9 +160,18 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
       return ids ? [ids] : [];
     }),
   );
-  const problems: Problem[] = [...inventory.problems];
+  return { inventory, sysDisks, sysNics, asked: firmwareRequests(log), pciNames };
+}
 
-  const judged = sysDisks.map((d) => {
+// Each disk's driver chain judged against the release's boot path, and its verdict from the
+// disk inventory; a failed inventory leaves the chains and adds a problem.
+async function reportDisks(
+  input: ReportInput,
+  machine: MachineFacts,
+  boot: BootPath | undefined,
+  problems: Problem[],
+): Promise<{ disks: DiskReport[]; classified: Disk[] | undefined }> {
+  const judged = machine.sysDisks.map((d) => {
     const chain = judgeChain(d.chain, boot);
     return { d, chain, missing: boot ? missingOf(chain) : null };
   });
@@ -115,8 +192,7 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
     });
   }
   const verdictOf = new Map((classified ?? []).map((c) => [c.path.replace(/^\/dev\//, ""), c]));
-
-  const disks: DiskReport[] = judged.map(({ d, chain, missing }) => {
+  const disks = judged.map(({ d, chain, missing }): DiskReport => {
     const c = verdictOf.get(d.name);
     return {
       name: d.name,
@@ -128,7 +204,7 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
       removable: d.removable,
       readOnly: d.readOnly,
       bus: busOf(d.chain),
-      controller: controllerOf(d.chain, pciNames),
+      controller: controllerOf(d.chain, machine.pciNames),
       chain,
       modules: modulesOf(chain),
       missingModules: missing,
@@ -136,18 +212,19 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
       reasons: c?.reasons ?? [],
     };
   });
-  if (boot) problems.push(...missingDriverProblems(disks, boot));
-  else
-    problems.push({
-      reason: "no-release",
-      severity: "note",
-      subject: "release",
-      message: "no release given, so the report does not judge which disks the boot path can drive",
-      hint: "run liken-stick hwreport --release DIR with the release you will install",
-    });
+  return { disks, classified };
+}
 
-  const named = await Promise.all(sysNics.map((n) => netNames(root, n.name)));
-  const nics: NicReport[] = sysNics.map((n, i) => {
+// Each NIC with its names (as systemd-udevd gives them), its driver chain judged against the
+// release's root, and the firmware its driver asked for.
+async function reportNics(
+  input: ReportInput,
+  root: string,
+  machine: MachineFacts,
+  nicBoot: BootPath | undefined,
+): Promise<NicReport[]> {
+  const named = await Promise.all(machine.sysNics.map((n) => netNames(root, n.name)));
+  return machine.sysNics.map((n, i): NicReport => {
     const chain = judgeChain(n.chain, nicBoot);
     const own = chain[0];
     const names = named[i];
@@ -168,19 +245,19 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
       carrier: n.carrier,
       speed: n.speed,
       operstate: n.operstate,
-      controller: controllerOf(n.chain, pciNames),
+      controller: controllerOf(n.chain, machine.pciNames),
       chain,
-      firmware: (asked.get(basename(own?.device ?? "")) ?? []).map((file) => ({
+      firmware: (machine.asked.get(basename(own?.device ?? "")) ?? []).map((file) => ({
         file,
         carried: input.release ? carriesFirmware(input.release.modules, module, file) : null,
       })),
     };
   });
+}
 
-  const machines = input.manifest
-    ? input.manifest.machines.filter((m) => input.machine === undefined || m.name === input.machine)
-    : [];
-  const ports: PortReport[] = machines.flatMap((m) =>
+// Each port the manifest's machines declare, and the NIC of this machine that has its name.
+function declaredPorts(machines: readonly Machine[], nics: readonly NicReport[]): PortReport[] {
+  return machines.flatMap((m) =>
     m.ports.map((port) => {
       const nic = nics.find((n) => n.name === port);
       return {
@@ -192,75 +269,51 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
       };
     }),
   );
-  problems.push(...portProblems(ports, nics));
-  if (input.release) problems.push(...nicBootProblems(ports, nics, input.release.version));
+}
 
+// The layout an install of each machine would write on these disks, planned as install
+// plans (the claim's start time is the install's to take); none without the disks' verdicts.
+function proposedLayouts(
+  input: ReportInput,
+  machines: readonly Machine[],
+  classified: Disk[] | undefined,
+  problems: Problem[],
+): LayoutReport[] {
+  if (!input.manifest || !classified) return [];
   const layouts: LayoutReport[] = [];
-  if (input.manifest && classified) {
-    const installId = input.newInstallId ?? randomUUID();
-    const names = input.machine === undefined ? machines.map((m) => m.name) : [input.machine];
-    for (const machine of names) {
-      // As install plans (the claim's start time is the install's to take).
-      const plan = planResultOf(
-        planInstall({
-          disks: classified,
-          manifest: input.manifest,
-          machine,
-          ...(input.release
-            ? {
-                release: {
-                  version: input.release.version,
-                  rootfsSize: input.release.rootfsSize ?? 0,
-                },
-              }
-            : {}),
-          wipe: false,
-          newInstallId: installId,
-          paths: [],
-          now: 0,
-        }),
-      );
-      layouts.push({ machine, plan });
-      if (!plan.ok)
-        problems.push({
-          reason: "no-layout",
-          severity: "error",
-          subject: machine,
-          message: `no layout for ${machine}: ${plan.failure.message}`,
-          hint: plan.failure.hint,
-        });
-    }
+  const installId = input.newInstallId ?? randomUUID();
+  const names = input.machine === undefined ? machines.map((m) => m.name) : [input.machine];
+  for (const machine of names) {
+    const plan = planResultOf(
+      planInstall({
+        disks: classified,
+        manifest: input.manifest,
+        machine,
+        ...(input.release
+          ? {
+              release: {
+                version: input.release.version,
+                rootfsSize: input.release.rootfsSize ?? 0,
+              },
+            }
+          : {}),
+        wipe: false,
+        newInstallId: installId,
+        paths: [],
+        now: 0,
+      }),
+    );
+    layouts.push({ machine, plan });
+    if (!plan.ok)
+      problems.push({
+        reason: "no-layout",
+        severity: "error",
+        subject: machine,
+        message: `no layout for ${machine}: ${plan.failure.message}`,
+        hint: plan.failure.hint,
+      });
   }
-  const signature = input.release ? await releaseSignature(root, input.release) : null;
-  if (input.release && signature)
-    problems.push(...signatureProblems(input.release.version, signature));
-  if (inventory.system?.firmware.mode === "legacy")
-    problems.push({
-      reason: "legacy-firmware",
-      severity: "warning",
-      subject: "firmware",
-      message:
-        "the machine booted in legacy BIOS mode; an installed liken disk boots only through UEFI",
-      hint: "switch the firmware to UEFI boot (turn CSM or legacy boot off) before you install",
-    });
-
-  return {
-    schema: HWREPORT_SCHEMA,
-    generatedAt: rfc3339(input.now ?? new Date()),
-    problems: problems
-      .map((p, i) => ({ p, i }))
-      .sort((a, b) => SEVERITY_ORDER[a.p.severity] - SEVERITY_ORDER[b.p.severity] || a.i - b.i)
-      .map(({ p }) => p),
-    system: inventory.system,
-    cpu: inventory.cpu,
-    memory: inventory.memory,
-    disks,
-    nics,
-    ports,
-    release: boot ? { version: boot.version, kernel: boot.kernel, signature } : null,
-    layouts,
-    saved: null,
-  };
+  return layouts;
 }
 
 // An ineligible disk (the stick, a removable or read-only one) is never written: what its
