@@ -52,140 +52,182 @@ export async function runMenu(options: MenuOptions): Promise<number> {
     initialMenuData(sources),
     options.size ?? terminalSize(options.input, options.output),
   ]);
-  let data = first;
-  let reading: Promise<MenuData> | undefined = loadMenuData(sources, first);
-  const terminal = new Terminal(options.input, options.output, options.term, size);
-  let model: Model = initModel(data, size);
-  let lastPaint = 0;
-  let pending: NodeJS.Timeout | undefined;
+  return new MenuRun(options, sources, tty, first, size).untilPowerOff();
+}
 
-  const paint = () => {
-    if (pending) clearTimeout(pending);
-    pending = undefined;
-    lastPaint = Date.now();
-    if (model.screen.kind !== "shell") terminal.paint(frameOf(model));
+// One run of the menu: the model, the screen it paints, and the effects it asks for.
+class MenuRun {
+  private data: MenuData;
+  /** The disks being read: the first read, started with the run; undefined between reads. */
+  private reading: Promise<MenuData> | undefined;
+  private readonly terminal: Terminal;
+  private model: Model;
+  private lastPaint = 0;
+  private pending: NodeJS.Timeout | undefined;
+  private exit: { resolve: (code: number) => void; reject: (error: unknown) => void } = {
+    resolve: () => undefined,
+    reject: () => undefined,
   };
+
+  constructor(
+    private readonly options: MenuOptions,
+    private readonly sources: MenuSources,
+    private readonly tty: string | undefined,
+    first: MenuData,
+    size: Size,
+  ) {
+    this.data = first;
+    this.reading = loadMenuData(sources, first);
+    this.terminal = new Terminal(options.input, options.output, options.term, size);
+    this.model = initModel(first, size);
+  }
+
+  untilPowerOff(): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
+      this.exit = { resolve, reject };
+      this.terminal.onKey((k) => {
+        if (k.key === "redraw") this.terminal.invalidate();
+        this.dispatch({ type: "key", key: k.key, ...(k.ch ? { ch: k.ch } : {}) });
+      });
+      this.terminal.onResize((s) => this.dispatch({ type: "resize", size: s }));
+      this.paint();
+      void this.reload().then((fresh) => {
+        // The whole screen again: the stick's console lines while it loaded the drivers
+        // (which the disks waited for) were written over the first one.
+        if (this.model.screen.kind !== "shell") this.terminal.invalidate();
+        this.dispatch({ type: "refreshed", data: fresh });
+      });
+    });
+  }
+
+  private paint(): void {
+    if (this.pending) clearTimeout(this.pending);
+    this.pending = undefined;
+    this.lastPaint = Date.now();
+    if (this.model.screen.kind !== "shell") this.terminal.paint(frameOf(this.model));
+  }
+
   // Progress comes many times a second; the screen follows at most every PAINT_INTERVAL_MS.
-  const paintSoon = () => {
-    const wait = lastPaint + PAINT_INTERVAL_MS - Date.now();
-    if (wait <= 0) paint();
-    else pending ??= setTimeout(paint, wait);
-  };
+  private paintSoon(): void {
+    const wait = this.lastPaint + PAINT_INTERVAL_MS - Date.now();
+    if (wait <= 0) this.paint();
+    else this.pending ??= setTimeout(() => this.paint(), wait);
+  }
 
-  return new Promise<number>((resolveExit, rejectExit) => {
-    const finish = (code: number) => {
-      if (pending) clearTimeout(pending);
-      terminal.close();
-      resolveExit(code);
-    };
-    const dispatch = (event: MenuEvent) => {
-      try {
-        const step = update(model, event);
-        model = step.model;
-        if (event.type === "install-event" && event.event.type === "progress") paintSoon();
-        else paint();
-        for (const effect of step.effects) perform(effect);
-      } catch (error) {
-        if (pending) clearTimeout(pending);
-        terminal.close();
-        rejectExit(error);
-      }
-    };
-    // A read already under way (the first one) is the fresh one.
-    const reload = async (): Promise<MenuData> => {
-      const read = reading ?? loadMenuData(sources, data);
-      data = await read.catch((error: unknown) => ({
-        ...data,
-        disksReading: false,
-        disksProblem: oneLine(error),
-      }));
-      reading = undefined;
-      return data;
-    };
+  private finish(code: number): void {
+    if (this.pending) clearTimeout(this.pending);
+    this.terminal.close();
+    this.exit.resolve(code);
+  }
 
-    const perform = (effect: Effect) => {
-      switch (effect.type) {
-        case "refresh":
-          void reload().then((fresh) => dispatch({ type: "refreshed", data: fresh }));
-          return;
-        case "install":
-          void install({
-            manifest: options.manifest,
-            machine: effect.machine,
-            releaseDir: options.releaseDir,
-            wipe: effect.wipe,
-            wipeClusters: effect.wipeClusters,
-            confirmed: effect.layout,
-            paths: options.paths,
-            statusFile: options.statusFile,
-            onEvent: (event) => dispatch({ type: "install-event", event, at: Date.now() }),
-          }).then(
-            async (outcome) => {
-              const fresh = await reload();
-              dispatch({
-                type: "install-done",
-                ...(outcome.result === "already-installed" ? { alreadyOn: outcome.disk.path } : {}),
-                data: fresh,
-              });
-            },
-            async (error: unknown) => {
-              const fresh = await reload();
-              dispatch({ type: "install-failed", error: oneLine(error), data: fresh });
-            },
-          );
-          return;
-        case "hwreport":
-          void report(options).then((text) => dispatch({ type: "report", text }));
-          return;
-        case "shell":
-          void terminal
-            .lend(() => runShell(tty as string))
-            .then(
-              async () => dispatch({ type: "refreshed", data: await reload() }),
-              async (error: unknown) => {
-                dispatch({ type: "refreshed", data: await reload() });
-                dispatch({
-                  type: "notice",
-                  lines: ["The shell did not start:", oneLine(error)],
-                });
-              },
-            );
-          return;
-        case "power-off":
-          if (!options.onStick) {
-            finish(0);
-            return;
-          }
-          void powerOff().then(
-            // poweroff -f returns only if the kernel did not power off.
-            () =>
-              dispatch({
-                type: "notice",
-                lines: ["poweroff -f returned and the machine is still on."],
-              }),
-            (error: unknown) =>
-              dispatch({
-                type: "notice",
-                lines: ["The machine could not power off:", oneLine(error)],
-              }),
-          );
-          return;
-      }
-    };
+  private dispatch(event: MenuEvent): void {
+    try {
+      const step = update(this.model, event);
+      this.model = step.model;
+      if (event.type === "install-event" && event.event.type === "progress") this.paintSoon();
+      else this.paint();
+      for (const effect of step.effects) this.perform(effect);
+    } catch (error) {
+      if (this.pending) clearTimeout(this.pending);
+      this.terminal.close();
+      this.exit.reject(error);
+    }
+  }
 
-    terminal.onKey((k) => {
-      if (k.key === "redraw") terminal.invalidate();
-      dispatch({ type: "key", key: k.key, ...(k.ch ? { ch: k.ch } : {}) });
-    });
-    terminal.onResize((s) => dispatch({ type: "resize", size: s }));
-    paint();
-    void reload().then((fresh) => {
-      // The whole screen again: the stick's console lines while it loaded the drivers
-      // (which the disks waited for) were written over the first one.
-      if (model.screen.kind !== "shell") terminal.invalidate();
-      dispatch({ type: "refreshed", data: fresh });
-    });
-  });
+  // A read already under way (the first one) is the fresh one.
+  private async reload(): Promise<MenuData> {
+    const read = this.reading ?? loadMenuData(this.sources, this.data);
+    this.data = await read.catch((error: unknown) => ({
+      ...this.data,
+      disksReading: false,
+      disksProblem: oneLine(error),
+    }));
+    this.reading = undefined;
+    return this.data;
+  }
+
+  private perform(effect: Effect): void {
+    switch (effect.type) {
+      case "refresh":
+        void this.reload().then((fresh) => this.dispatch({ type: "refreshed", data: fresh }));
+        return;
+      case "install":
+        this.installMachine(effect);
+        return;
+      case "hwreport":
+        void report(this.options).then((text) => this.dispatch({ type: "report", text }));
+        return;
+      case "shell":
+        this.openShell();
+        return;
+      case "power-off":
+        this.endByPowerOff();
+        return;
+    }
+  }
+
+  private installMachine(effect: Extract<Effect, { type: "install" }>): void {
+    const { options } = this;
+    void install({
+      manifest: options.manifest,
+      machine: effect.machine,
+      releaseDir: options.releaseDir,
+      wipe: effect.wipe,
+      wipeClusters: effect.wipeClusters,
+      confirmed: effect.layout,
+      paths: options.paths,
+      statusFile: options.statusFile,
+      onEvent: (event) => this.dispatch({ type: "install-event", event, at: Date.now() }),
+    }).then(
+      async (outcome) => {
+        const fresh = await this.reload();
+        this.dispatch({
+          type: "install-done",
+          ...(outcome.result === "already-installed" ? { alreadyOn: outcome.disk.path } : {}),
+          data: fresh,
+        });
+      },
+      async (error: unknown) => {
+        const fresh = await this.reload();
+        this.dispatch({ type: "install-failed", error: oneLine(error), data: fresh });
+      },
+    );
+  }
+
+  private openShell(): void {
+    void this.terminal
+      .lend(() => runShell(this.tty as string))
+      .then(
+        async () => this.dispatch({ type: "refreshed", data: await this.reload() }),
+        async (error: unknown) => {
+          this.dispatch({ type: "refreshed", data: await this.reload() });
+          this.dispatch({
+            type: "notice",
+            lines: ["The shell did not start:", oneLine(error)],
+          });
+        },
+      );
+  }
+
+  private endByPowerOff(): void {
+    if (!this.options.onStick) {
+      this.finish(0);
+      return;
+    }
+    void powerOff().then(
+      // poweroff -f returns only if the kernel did not power off.
+      () =>
+        this.dispatch({
+          type: "notice",
+          lines: ["poweroff -f returned and the machine is still on."],
+        }),
+      (error: unknown) =>
+        this.dispatch({
+          type: "notice",
+          lines: ["The machine could not power off:", oneLine(error)],
+        }),
+    );
+  }
 }
 
 // The hardware report for the report screen: the text `liken-stick hwreport` prints, and
