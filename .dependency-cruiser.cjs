@@ -27,6 +27,11 @@ const LAYERS = {
 };
 const FOLDERS = Object.keys(LAYERS);
 const TESTS = "(^test/|\\.test\\.ts$)";
+/**
+ * Test support: the QEMU machine, QMP, tmux, the captures and the build cache. It may import
+ * every production folder; none imports it, so nothing in it ships on the stick.
+ */
+const TESTING = "testing";
 
 module.exports = {
   forbidden: [
@@ -42,6 +47,20 @@ module.exports = {
       comment: "Production code never imports tests, their fixtures, benchmarks or scripts.",
       severity: "error",
       from: { path: `^(${FOLDERS.join("|")})/`, pathNot: TESTS },
+      to: { path: `${TESTS}|^(bench|scripts)/` },
+    },
+    {
+      name: "production-imports-no-testing",
+      comment: `Production code never imports ${TESTING}/: what serves the tests stays out of the stick.`,
+      severity: "error",
+      from: { path: `^(${FOLDERS.join("|")})/`, pathNot: TESTS },
+      to: { path: `^${TESTING}/` },
+    },
+    {
+      name: "testing-imports-no-tests",
+      comment: `${TESTING}/ serves test/, bench/ and scripts/, and imports none of them.`,
+      severity: "error",
+      from: { path: `^${TESTING}/`, pathNot: TESTS },
       to: { path: `${TESTS}|^(bench|scripts)/` },
     },
     ...FOLDERS.map((folder) => ({

@@ -10,13 +10,13 @@ import { join } from "node:path";
 import { GIB, MIB } from "../common/size.ts";
 import { loaderConf } from "../formats/boot-entries.ts";
 import { PARTITION_TYPES } from "../formats/gpt-types.ts";
-import { cachedRelease, cachedStick } from "../image-build/cached-build.ts";
 import { buildFatImage } from "../image-build/fat-image.ts";
 import { buildGptImage } from "../image-build/gpt-image.ts";
 import { buildInitramfs } from "../image-build/initramfs.ts";
 import { requireUnpackedInputs } from "../image-build/unpacked.ts";
 import { bundleTestCommand, cli } from "../test/cli.ts";
 import { startVm, stopAllVms } from "../test/qemu/harness.ts";
+import { cachedRelease, cachedStick } from "../testing/cached-build.ts";
 
 // Five: the machine's speed varies from boot to boot, and the median of five moves less.
 const RUNS = 5;

@@ -4,11 +4,11 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cachedRelease, cachedStick } from "../image-build/cached-build.ts";
 import { buildEpoch } from "../image-build/epoch.ts";
 import { buildRelease } from "../image-build/release/build-release.ts";
 import { buildStick } from "../image-build/stick/build-stick.ts";
 import { requireUnpackedInputs } from "../image-build/unpacked.ts";
+import { cachedRelease, cachedStick } from "../testing/cached-build.ts";
 import { run } from "../tools/exec.ts";
 
 const manifest = new URL("../examples/cluster.toml", import.meta.url).pathname;
@@ -35,7 +35,7 @@ try {
   await cachedStick({ manifest, releaseDir: release });
   // A new process, as `npm start` is: it hashes the sources again and finds both builds.
   t = performance.now();
-  const script = `import { cachedRelease, cachedStick } from ${JSON.stringify(new URL("../image-build/cached-build.ts", import.meta.url).pathname)};
+  const script = `import { cachedRelease, cachedStick } from ${JSON.stringify(new URL("../testing/cached-build.ts", import.meta.url).pathname)};
 await cachedStick({ manifest: ${JSON.stringify(manifest)}, releaseDir: await cachedRelease({ version: "1.0.0" }) });`;
   await run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script]);
   console.log(`rebuild with nothing changed (a new process):     ${seconds(t)} s (target < 3 s)`);

@@ -11,11 +11,11 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import si from "systeminformation";
 import { bundleCommand } from "../image-build/bundle.ts";
-import { cachedRelease, cachedStick } from "../image-build/cached-build.ts";
 import { shell, waitForShell } from "../test/qemu/guest-shell.ts";
 import { startVm, stopAllVms } from "../test/qemu/harness.ts";
+import { cachedRelease, cachedStick } from "../testing/cached-build.ts";
+import type { VmDisk } from "../testing/qemu/index.ts";
 import { run } from "../tools/exec.ts";
-import type { VmDisk } from "../tools/qemu.ts";
 
 const RUNS = 5;
 const BUNDLE = new URL("../dist/liken-stick.cjs", import.meta.url).pathname;

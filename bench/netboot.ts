@@ -7,10 +7,10 @@ import { mkdtemp, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GIB, MIB } from "../common/size.ts";
-import { cachedNetboot, cachedRelease, cachedStick } from "../image-build/cached-build.ts";
 import { folderBytes } from "../image-build/stick/build-stick.ts";
 import { startVm, stopAllVms } from "../test/qemu/harness.ts";
 import { startNetbootSite } from "../test/qemu/netboot-site.ts";
+import { cachedNetboot, cachedRelease, cachedStick } from "../testing/cached-build.ts";
 
 const RUNS = 3;
 const MANIFEST = new URL("../examples/cluster.toml", import.meta.url).pathname;

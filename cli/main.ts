@@ -19,17 +19,24 @@ const stdio: Io = {
   err: (text) => process.stderr.write(text),
 };
 
-/** Runs the command line `argv` (without node and the script) and returns the exit code. */
-export async function main(given: readonly string[], io: Io = stdio): Promise<number> {
+/**
+ * Runs the command line `argv` (without node and the script) and returns the exit code.
+ * `verbs` is the stick's own unless a developer's entry adds one (testing/vm-verb.ts).
+ */
+export async function main(
+  given: readonly string[],
+  io: Io = stdio,
+  verbs: readonly Verb[] = VERBS,
+): Promise<number> {
   // `liken-stick help VERB` is `liken-stick VERB --help`.
   const argv = given[0] === "help" && given.length > 1 ? [...given.slice(1), "--help"] : given;
   const [first] = argv;
   // Asking for help, or for nothing yet, is not a mistake: the help, on stdout, exit 0.
   if (first === undefined || HELP.includes(first) || first === "help") {
-    io.out(commandHelp(VERBS, pkg.version));
+    io.out(commandHelp(verbs, pkg.version));
     return 0;
   }
-  const group = VERBS.filter((v) => v.words.length > 1 && v.words[0] === first);
+  const group = verbs.filter((v) => v.words.length > 1 && v.words[0] === first);
   if (group.length > 0 && (argv[1] === undefined || HELP.includes(argv[1]))) {
     io.out(groupHelp(first, group));
     return 0;
@@ -50,7 +57,7 @@ export async function main(given: readonly string[], io: Io = stdio): Promise<nu
   };
   let verb: Verb | undefined;
   try {
-    verb = findVerb(argv);
+    verb = findVerb(argv, verbs);
     const rest = argv.slice(verb.words.length);
     if (rest.some((a) => HELP.includes(a))) {
       io.out(verbHelp(verb));
@@ -70,12 +77,12 @@ export async function main(given: readonly string[], io: Io = stdio): Promise<nu
 
 const HELP: readonly string[] = ["--help", "-h"];
 
-function findVerb(argv: readonly string[]): Verb {
-  const matches = VERBS.filter((v) => v.words.every((w, i) => argv[i] === w));
+function findVerb(argv: readonly string[], verbs: readonly Verb[]): Verb {
+  const matches = verbs.filter((v) => v.words.every((w, i) => argv[i] === w));
   const verb = matches.sort((a, b) => b.words.length - a.words.length)[0];
   if (verb) return verb;
   const first = argv[0] ?? "";
-  const group = VERBS.filter((v) => v.words[0] === first);
+  const group = verbs.filter((v) => v.words[0] === first);
   if (group.length > 0) {
     const named = `${first} ${argv[1]}`;
     const suggestion = nearest(
@@ -87,7 +94,7 @@ function findVerb(argv: readonly string[]): Verb {
   }
   const suggestion = nearest(
     first,
-    VERBS.map((v) => v.words[0] ?? ""),
+    verbs.map((v) => v.words[0] ?? ""),
   );
   const hint = suggestion ? `did you mean "${suggestion}"? ` : "";
   throw usageError(`unknown verb "${first}"`, `${hint}see liken-stick --help`);
@@ -110,16 +117,22 @@ export async function warmUp(): Promise<void> {
   await Promise.all([warmUpPrograms(), import("../menu/app.ts")]);
 }
 
-// Run when executed as a program (the bin script, or the bundle), not when imported by tests.
-const invokedAs = process.argv[1] ? realpathSync(process.argv[1]) : "";
-if (invokedAs === fileURLToPath(import.meta.url) || /liken-stick(-test)?\.cjs$/.test(invokedAs)) {
+/** Runs the process's command line with `verbs` and sets its exit code. */
+export function runAsProgram(verbs: readonly Verb[] = VERBS): void {
   // A reader that goes away (`| head`) must not stop an install half way: drop the output.
   for (const stream of [process.stdout, process.stderr]) {
     stream.on("error", (error: NodeJS.ErrnoException) => {
       if (error.code !== "EPIPE") throw error;
     });
   }
-  main(process.argv.slice(2)).then((code) => {
+  main(process.argv.slice(2), stdio, verbs).then((code) => {
     process.exitCode = code;
   });
+}
+
+// Run when executed as a program (the bin script, or the bundle), not when imported by tests
+// or by the test bundle's entry (test/cli-entry.ts), which runs it with the developer's verb.
+const invokedAs = process.argv[1] ? realpathSync(process.argv[1]) : "";
+if (invokedAs === fileURLToPath(import.meta.url) || /liken-stick\.cjs$/.test(invokedAs)) {
+  runAsProgram();
 }

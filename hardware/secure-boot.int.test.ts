@@ -6,12 +6,12 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readVarStore } from "../formats/efi-varstore.ts";
 import { signerVerdict } from "../formats/pe-signer.ts";
 import { EFI_GLOBAL_VARIABLE } from "../formats/secure-boot-vars.ts";
 import { readKeys } from "../image-build/secure-boot/keys.ts";
 import { signPe } from "../image-build/secure-boot/sign-pe.ts";
 import { tinyPe } from "../test/fixtures/tiny-pe.ts";
+import { readVarStore } from "../testing/efi-varstore.ts";
 import { run } from "../tools/exec.ts";
 import { readSecureBoot } from "./secure-boot.ts";
 

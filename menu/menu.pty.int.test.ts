@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BUNDLE, cli } from "../test/cli.ts";
 import { contentDigest, sparseFile } from "../test/disk-files.ts";
 import { makeTestRelease } from "../test/release-fixture.ts";
-import { run } from "../tools/exec.ts";
 import {
   capturePane,
   killServer,
@@ -13,7 +12,8 @@ import {
   newSession,
   sendKeys,
   type TmuxServer,
-} from "../tools/tmux.ts";
+} from "../testing/tmux.ts";
+import { run } from "../tools/exec.ts";
 
 const MANIFEST = "test/fixtures/manifests/good/small.toml";
 const MIB = 1024 * 1024;

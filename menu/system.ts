@@ -13,6 +13,10 @@ export function findTtyPath(): string | undefined {
   }
 }
 
+/** The first sh's script: $1 is the terminal's path. */
+export const SHELL_ON_TTY =
+  'echo "liken stick shell: type exit to go back to the menu." >"$1"; exec /bin/sh -i <"$1" >"$1" 2>&1';
+
 /**
  * An interactive /bin/sh on `tty` until it exits. run() gives a program no terminal (its
  * input is /dev/null, its output a pipe), so a first sh opens the terminal by its path and
@@ -20,10 +24,8 @@ export function findTtyPath(): string | undefined {
  * operator wants. Any exit status is the operator's business; only a missing sh is an error.
  */
 export async function runShell(tty: string): Promise<void> {
-  const script =
-    'echo "liken stick shell: type exit to go back to the menu." >"$1"; exec /bin/sh -i <"$1" >"$1" 2>&1';
   try {
-    await run("/bin/sh", ["-c", script, "sh", tty], { timeoutMs: 0 });
+    await run("/bin/sh", ["-c", SHELL_ON_TTY, "sh", tty], { timeoutMs: 0 });
   } catch (error) {
     if (error instanceof CommandError && (error.exitCode !== undefined || error.signal)) return;
     throw error;

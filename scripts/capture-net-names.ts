@@ -12,14 +12,14 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoRoot } from "../common/repo-root.ts";
-import { cachedRelease, cachedStick } from "../image-build/cached-build.ts";
 import { copyTreeOut, sendFile } from "../test/qemu/guest-files.ts";
 import { shell, waitForShell } from "../test/qemu/guest-shell.ts";
 import { startVm, type VmOptions } from "../test/qemu/harness.ts";
+import { cachedRelease, cachedStick } from "../testing/cached-build.ts";
+import { QEMU } from "../testing/qemu/index.ts";
+import { bundleUdevadm, udevadmVersion } from "../testing/udevadm.ts";
 import { run } from "../tools/exec.ts";
-import { QEMU } from "../tools/qemu.ts";
 import { createTar } from "../tools/tar.ts";
-import { bundleUdevadm, udevadmVersion } from "../tools/udevadm.ts";
 
 interface Case {
   readonly machine: "q35" | "pc";

@@ -15,10 +15,10 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { repoRoot } from "../common/repo-root.ts";
 import { GIB } from "../common/size.ts";
-import { cachedRelease, cachedStick } from "../image-build/cached-build.ts";
 import { copyTreeOut, sendFile } from "../test/qemu/guest-files.ts";
 import { shell, waitForShell } from "../test/qemu/guest-shell.ts";
 import { startVm } from "../test/qemu/harness.ts";
+import { cachedRelease, cachedStick } from "../testing/cached-build.ts";
 
 const root = repoRoot();
 const dest = resolve(process.argv[2] ?? join(root, "hwreport/fixtures/qemu-q35"));

@@ -1,12 +1,13 @@
 // `npm start`: builds the default release and stick from examples/cluster.toml (cached by the
-// hash of their inputs) and boots the stick in QEMU with one blank disk and one NIC, console
-// on this terminal. The disk is 32 GiB (sparse): leader-1 of the example needs about 26 GiB.
+// hash of their inputs) and boots the stick in QEMU as `npm run vm` does (testing/vm-verb.ts),
+// with one blank disk and one NIC, console on this terminal. The disk is 32 GiB (sparse): leader-1 of the example needs about 26 GiB.
 import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../cli/main.ts";
 import { createProgress } from "../common/progress.ts";
-import { cachedRelease, cachedStick } from "../image-build/cached-build.ts";
+import { cachedRelease, cachedStick } from "../testing/cached-build.ts";
+import { vmVerb } from "../testing/vm-verb.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 process.stderr.write(
@@ -35,10 +36,14 @@ try {
   // One onboard NIC, which the guest names eno1 (the port leader-1 of examples/cluster.toml
   // declares), and an SMBIOS serial: the first hardware report shows the port and the serial
   // a real server would, and no missing-port error.
-  process.exitCode = await main([
-    ...["vm", "--stick", join(scratch, "stick.img"), "--disk", "32G"],
-    ...["--nics", "1", "--system-serial", "LIKEN-VM-0001"],
-  ]);
+  process.exitCode = await main(
+    [
+      ...["vm", "--stick", join(scratch, "stick.img"), "--disk", "32G"],
+      ...["--nics", "1", "--system-serial", "LIKEN-VM-0001"],
+    ],
+    undefined,
+    [vmVerb],
+  );
 } finally {
   await rm(scratch, { recursive: true, force: true });
 }

@@ -1,5 +1,5 @@
 // Runs the host's udevadm (Debian 12's systemd 252) over fixture trees of
-// hardware/fixtures/net-names/ in a chroot (tools/udevadm.ts: udevadmInChroot):
+// hardware/fixtures/net-names/ in a chroot (testing/udevadm.ts: udevadmInChroot):
 //
 //   npx tsx scripts/udevadm-chroot.ts CASE...          compares with the case's udevadm.txt
 //   npx tsx scripts/udevadm-chroot.ts --write CASE...  writes udevadm.txt (hand-made cases)
@@ -11,7 +11,7 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/pr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoRoot } from "../common/repo-root.ts";
-import { bundleUdevadm, udevadmInChroot, udevadmVersion } from "../tools/udevadm.ts";
+import { bundleUdevadm, udevadmInChroot, udevadmVersion } from "../testing/udevadm.ts";
 
 const fixtures = join(repoRoot(), "hardware/fixtures/net-names");
 const args = process.argv.slice(2);

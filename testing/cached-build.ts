@@ -5,13 +5,13 @@ import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from "node:fs/pro
 import { join, relative } from "node:path";
 import type { Progress } from "../common/progress.ts";
 import { repoRoot } from "../common/repo-root.ts";
+import { buildEpoch } from "../image-build/epoch.ts";
+import { defaultCacheDir } from "../image-build/inputs/index.ts";
+import { buildNetboot } from "../image-build/netboot/build-netboot.ts";
+import { buildRelease, type ReleaseOptions } from "../image-build/release/build-release.ts";
+import { readKeys } from "../image-build/secure-boot/keys.ts";
+import { buildStick } from "../image-build/stick/build-stick.ts";
 import { type Manifest, parseManifest, type SecureBootSettings } from "../manifest/index.ts";
-import { buildEpoch } from "./epoch.ts";
-import { defaultCacheDir } from "./inputs/index.ts";
-import { buildNetboot } from "./netboot/build-netboot.ts";
-import { buildRelease, type ReleaseOptions } from "./release/build-release.ts";
-import { readKeys } from "./secure-boot/keys.ts";
-import { buildStick } from "./stick/build-stick.ts";
 
 // Everything whose change changes a build's bytes: the code (the stick bundles the whole
 // app: every top-level folder but these) and the lock files. A list of the folders that

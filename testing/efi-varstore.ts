@@ -2,7 +2,7 @@
 // volume (EDK2 PI spec, EFI_FIRMWARE_VOLUME_HEADER) holding an authenticated variable store
 // (MdeModulePkg/Include/Guid/VariableFormat.h). Read to take Microsoft's certificates out of
 // Debian's OVMF_VARS_4M.ms.fd and, in tests, to see what a machine's firmware enrolled.
-import { efiGuidText } from "./efi-guid.ts";
+import { efiGuidText } from "../formats/efi-guid.ts";
 
 export interface StoredVariable {
   readonly name: string;

@@ -1,7 +1,7 @@
 // A QEMU Machine Protocol client over the VM's unix socket (qemu.org/docs/master/interop/
 // qmp-spec.html): the greeting, the capabilities handshake, commands matched to their
 // replies by id, and asynchronous events kept in arrival order. QEMU is started with
-// `-qmp unix:PATH,server=on,wait=off` (tools/qemu.ts).
+// `-qmp unix:PATH,server=on,wait=off` (testing/qemu/).
 import { connect, type Socket } from "node:net";
 
 export interface QmpEvent {

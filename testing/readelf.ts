@@ -1,5 +1,5 @@
 // readelf(1) from binutils: the reference the project's own ELF reader is tested against.
-import { run } from "./exec.ts";
+import { run } from "../tools/exec.ts";
 
 /** The DT_NEEDED names of an ELF file, in the order readelf prints them. */
 export async function readNeeded(file: string): Promise<string[]> {

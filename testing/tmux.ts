@@ -3,7 +3,7 @@
 // so the tests never touch a tmux the person running them uses.
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { run } from "./exec.ts";
+import { run } from "../tools/exec.ts";
 
 export interface TmuxServer {
   /** The socket name under tmux's socket folder (tmux -L). */

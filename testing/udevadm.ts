@@ -5,8 +5,8 @@
 // own so that nothing it asks of rtnetlink reaches the host's interfaces.
 import { copyFile, mkdir } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { run } from "./exec.ts";
-import { sharedLibraries } from "./ldd.ts";
+import { run } from "../tools/exec.ts";
+import { sharedLibraries } from "../tools/ldd.ts";
 
 export const UDEVADM = "/usr/bin/udevadm";
 /** The rules and .link files that name a NIC on Debian 12, in the folders they come from. */

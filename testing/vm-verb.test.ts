@@ -4,9 +4,9 @@
 // same NIC and reads eno1 in the guest.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseManifest } from "../../manifest/index.ts";
-import { qemuArgs } from "../../tools/qemu.ts";
-import { DEFAULT_SYSTEM_SERIAL, serverParts } from "./vm.ts";
+import { parseManifest } from "../manifest/index.ts";
+import { qemuArgs } from "./qemu/index.ts";
+import { DEFAULT_SYSTEM_SERIAL, serverParts } from "./vm-verb.ts";
 
 const FIRMWARE = { code: "/usr/share/OVMF/OVMF_CODE_4M.fd", vars: "/tmp/vm/OVMF_VARS.fd" };
 

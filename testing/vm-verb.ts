@@ -1,5 +1,6 @@
-// `liken-stick vm [--stick FILE] [--disk SIZE[,BUS] | --disk FILE[,BUS]]... [--memory MIB]
-// [--nics N] [--system-serial TEXT] [--accel tcg|kvm] [--keep]`: boots a stick and/or disks in
+// `npm run vm -- [--stick FILE] [--disk SIZE[,BUS] | --disk FILE[,BUS]]... [--memory MIB]
+// [--nics N] [--system-serial TEXT] [--accel tcg|kvm] [--keep]` (scripts/vm.ts), a developer's
+// tool and not a verb of the stick's command, which has no QEMU: boots a stick and/or disks in
 // QEMU with the serial console on this terminal, the way a person tries a stick before
 // writing it, or looks at an installed disk. The machine looks like a server: onboard NICs
 // the guest names eno1, eno2, ... and an SMBIOS serial, so the stick's hardware report finds
@@ -8,8 +9,9 @@
 import { copyFile, mkdtemp, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { LikenError, usageError } from "../../common/errors.ts";
-import { formatSize, MIB } from "../../common/size.ts";
+import type { Verb } from "../cli/verb.ts";
+import { LikenError, usageError } from "../common/errors.ts";
+import { formatSize, MIB } from "../common/size.ts";
 import {
   type Accel,
   chooseAccel,
@@ -19,8 +21,7 @@ import {
   startQemu,
   type VmDisk,
   type VmSpec,
-} from "../../tools/qemu.ts";
-import type { Verb } from "../verb.ts";
+} from "./qemu/index.ts";
 
 const BUSES: readonly DiskBus[] = ["virtio", "nvme", "ahci"];
 const UNITS = { K: 1, M: 2, G: 3, T: 4 } as const;
@@ -63,7 +64,7 @@ const MAX_NICS = 8;
 /**
  * `count` onboard NICs and the SMBIOS system serial (pure). Each NIC is virtio-net with
  * acpi-index N behind a PCIe root port of its own: QEMU 7.2 gives the index to a q35 guest
- * only there (tools/qemu.ts, NicSpec), and udev then names the NIC enoN, as on a server's
+ * only there (testing/qemu/machine.ts, NicSpec), and udev then names the NIC enoN, as on a server's
  * first onboard ports (test/qemu/boot-ports.test.ts boots the same NIC and reads eno1).
  */
 export function serverParts(count: number, serial: string): Pick<VmSpec, "nics" | "system"> {
@@ -82,8 +83,11 @@ export const vmVerb: Verb = {
   operands: "",
   minOperands: 0,
   maxOperands: 0,
-  summary: "boot a stick and/or disks in QEMU, the console on this terminal",
+  summary: "boot a stick and/or disks in QEMU, the console on this terminal (a developer's tool)",
   description: `
+A developer's tool, run from a checkout as npm run vm -- OPTIONS; the stick's
+liken-stick has no vm.
+
 Starts QEMU (q35, OVMF without Secure Boot unless --firmware says, 2 CPUs) with the guest's serial console
 (ttyS0) on this terminal. The stick is a removable USB stick and boots first; the
 disks follow in the order given. Quit with Ctrl-A then X; Ctrl-A then C switches

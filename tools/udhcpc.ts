@@ -26,6 +26,7 @@ export async function leaseAddress(iface: string): Promise<void> {
  * environment ($ip, $mask as a prefix length, $router).
  */
 export const UDHCPC_SCRIPT_TEXT = `#!/bin/sh
+# shellcheck disable=SC2154 # udhcpc passes interface, ip, mask and router in the environment
 case "$1" in
   deconfig) ip -4 addr flush dev "$interface" 2>/dev/null ;;
   bound|renew)

@@ -1,6 +1,6 @@
 // The ELF range reader against readelf, on the Node.js binary the images carry.
 import { describe, expect, it } from "vitest";
-import { readDynamicSymbol, readLoadSegments } from "../../tools/readelf.ts";
+import { readDynamicSymbol, readLoadSegments } from "../../testing/readelf.ts";
 import { readElfRanges } from "./elf-ranges.ts";
 import { requireNodeBinary } from "./node.ts";
 

@@ -2,7 +2,7 @@ import { copyFile, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readNeeded } from "../../tools/readelf.ts";
+import { readNeeded } from "../../testing/readelf.ts";
 import { findElfInfo, resolveInRoot, resolveLibraries } from "./elf.ts";
 
 let dir: string;

@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sectionData } from "../../formats/pe.ts";
 import { cli } from "../../test/cli.ts";
+import { cachedRelease } from "../../testing/cached-build.ts";
 import { run } from "../../tools/exec.ts";
-import { cachedRelease } from "../cached-build.ts";
 
 const MANIFEST = "test/fixtures/manifests/good/match.toml";
 const URL = "http://10.0.0.1/liken/";

@@ -30,7 +30,8 @@ type Machine = NetbootTarget["machines"][number];
 const API_VERSION = "tinkerbell.org/v1alpha1";
 const CLUSTER_LABEL = "liken-stick/cluster";
 const KEXEC_IMAGE = "docker.io/library/alpine:3";
-const KEXEC_SCRIPT = [
+/** The action's `sh -c` script, run by the Alpine image's busybox sh. */
+export const KEXEC_SCRIPT = [
   "set -eu",
   "apk add --no-cache kexec-tools",
   'wget -O /tmp/vmlinuz "$LIKEN_KERNEL_URL"',

@@ -259,7 +259,7 @@ function osRelease(version: string): string {
 
 // The test release's health checks (docs/rollback.md, What a release's root does): each
 // executable in health.d exits 0 when healthy; its last line of output says why not.
-function healthChecks(fault: ReleaseFault | null): [string, string][] {
+export function healthChecks(fault: ReleaseFault | null): [string, string][] {
   const checks: [string, string][] = [
     [
       "10-os-release",

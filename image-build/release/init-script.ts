@@ -89,6 +89,7 @@ fail() {
   hold
 }
 
+# shellcheck disable=SC2013 # the command line is one line of words, split on purpose
 for word in $(cat /proc/cmdline); do
   case "$word" in
     root=PARTUUID=*) partuuid="\${word#root=PARTUUID=}" ;;
@@ -101,7 +102,7 @@ boot_id=$(cat /proc/sys/kernel/random/boot_id)
 modprobe -qa efivarfs efi_pstore 2>/dev/null
 mount -t efivarfs efivarfs /sys/firmware/efi/efivars 2>/dev/null
 loader_var() {
-  tail -c +5 /sys/firmware/efi/efivars/$1-${LOADER_GUID} 2>/dev/null | tr -d '\\000'
+  tail -c +5 "/sys/firmware/efi/efivars/$1-${LOADER_GUID}" 2>/dev/null | tr -d '\\000'
 }
 # An entry's name without its folder, .conf and boot counter: liken-b-2.0.0.
 entry_key() {
@@ -149,6 +150,7 @@ if [ -z "$slot" ]; then
   esp_partuuid=$(loader_var LoaderDevicePartUUID | tr A-F a-f)
 fi
 
+# shellcheck disable=SC2015 # fail when any of the three is empty: it runs only then
 [ -n "$slot" ] && [ -n "$verity" ] && [ -n "$partuuid$esp_partuuid" ] ||
   fail "the boot entry names no slot (liken.slot= or a liken-SLOT entry), no root or no liken.verity=" "boot the stick and select wipe and reinstall"
 
@@ -156,9 +158,9 @@ fi
 slot_on_boot_disk() {
   esp_device=$(blkid -c /dev/null -l -o device -t PARTUUID="$esp_partuuid" 2>/dev/null)
   [ -n "$esp_device" ] || return
-  disk=$(basename "$(readlink -f /sys/class/block/\${esp_device#/dev/}/..)")
+  disk=$(basename "$(readlink -f "/sys/class/block/\${esp_device#/dev/}/..")")
   for candidate in $(blkid -c /dev/null -o device -t PARTLABEL="liken-$slot" 2>/dev/null); do
-    if [ "$(basename "$(readlink -f /sys/class/block/\${candidate#/dev/}/..)")" = "$disk" ]; then
+    if [ "$(basename "$(readlink -f "/sys/class/block/\${candidate#/dev/}/..")")" = "$disk" ]; then
       echo "$candidate"
       return
     fi

@@ -29,7 +29,7 @@ modprobe -qa ext4 crc32c_generic 2>/dev/null &
 ${CONSOLE_FUNCTIONS}${faultLines(fault)}
 node ${AGENT_START}
 rc=$?
-[ $rc -eq 0 ] && while :; do sleep 3600; done
+[ "$rc" -eq 0 ] && while :; do sleep 3600; done
 # A trial never holds: whatever stopped the agent (3 is a held boot), the machine resets
 # and the proven slot boots.
 if [ -e ${TRIAL_MARK} ]; then
@@ -38,7 +38,7 @@ if [ -e ${TRIAL_MARK} ]; then
   sync
   reboot -f
 fi
-[ $rc -eq 3 ] || say "liken: the boot agent ended with code $rc"
+[ "$rc" -eq 3 ] || say "liken: the boot agent ended with code $rc"
 hold
 `;
 }

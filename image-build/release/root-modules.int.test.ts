@@ -11,9 +11,9 @@ import {
   resolveModalias,
   rootModules,
 } from "../../formats/boot-modules.ts";
+import { cachedRelease } from "../../testing/cached-build.ts";
 import { run } from "../../tools/exec.ts";
 import { extractErofs } from "../../tools/fsck-erofs.ts";
-import { cachedRelease } from "../cached-build.ts";
 import { requireUnpackedInputs } from "../unpacked.ts";
 import { RELEASE_MODULES } from "./build-release.ts";
 import { ROOT_NETWORK_MODULES } from "./root-modules.ts";

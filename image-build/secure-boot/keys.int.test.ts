@@ -6,10 +6,10 @@ import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readVarStore } from "../../formats/efi-varstore.ts";
 import { decodeSignatureLists } from "../../formats/secure-boot-vars.ts";
 import { cli } from "../../test/cli.ts";
 import { makeTestRelease } from "../../test/release-fixture.ts";
+import { readVarStore } from "../../testing/efi-varstore.ts";
 import { readKeys } from "./keys.ts";
 import { MICROSOFT_UEFI_CA_2011 } from "./microsoft-uefi-ca.ts";
 

@@ -59,7 +59,7 @@ import {
   stickInitrdInit,
 } from "./initrd-init.ts";
 import { INITRD_UDHCPC_SCRIPT, type StickMedium } from "./medium-sh.ts";
-import { STICK_BUNDLE, STICK_START, stickRootInit } from "./root-init.ts";
+import { STICK_BUNDLE, STICK_START, stickCommand, stickRootInit } from "./root-init.ts";
 
 /** The stick's fixed GUIDs: every stick carries the same, so the init finds its payload. */
 export const STICK_GUIDS = {
@@ -501,14 +501,7 @@ async function buildStickRoot(
   });
   // The report's PCI names, trimmed to what the stick's drivers bind, beside the bundle.
   await writeStickPciIds(inputs.root, join(tree, dirname(STICK_BUNDLE).slice(1), STICK_PCI_IDS));
-  // Node.js reads files on a pool of 4 threads, and a disk that does not answer holds the
-  // threads of its unanswered reads (hardware/disks/disk-reader.ts: at most 4 a disk): 16
-  // keep the menu reading the other disks and its own files past a few such disks.
-  await writeFile(
-    join(tree, "usr/bin/liken-stick"),
-    `#!/bin/sh\nLIKEN_STICK=1 UV_THREADPOOL_SIZE=16 exec /usr/bin/node ${STICK_START} "$@"\n`,
-    { mode: 0o755 },
-  );
+  await writeFile(join(tree, "usr/bin/liken-stick"), stickCommand(), { mode: 0o755 });
 
   // The tools and every library they and Node.js load, symlinks kept as they are.
   await installTools(inputs, tree, TOOLS, [node]);

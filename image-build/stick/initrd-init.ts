@@ -84,6 +84,7 @@ modprobe -qa ${o.modules.storage.join(" ")} 2>/dev/null
 modprobe -qa ${o.modules.fs.join(" ")} 2>/dev/null &
 MODULES_FS=$!
 modprobe -qa ${o.modules.beside.join(" ")} 2>/dev/null &
+# shellcheck disable=SC2034 # waited for by the ISO's and the network's search, not a stick's
 MODULES_BESIDE=$!
 fs_modules() {
   wait $MODULES_FS

@@ -26,7 +26,7 @@ mount -t vfat -o rw,noatime "$PAYLOAD" /payload || hold "cannot mount the payloa
       return `say "liken-stick: finding the ISO"
 iso_disk() {
   for d in /sys/block/*; do
-    [ "$(blkid -p -o value -s LABEL /dev/\${d##*/} 2>/dev/null)" = ${medium.volumeLabel} ] && echo /dev/\${d##*/} && return
+    [ "$(blkid -p -o value -s LABEL "/dev/\${d##*/}" 2>/dev/null)" = ${medium.volumeLabel} ] && echo "/dev/\${d##*/}" && return
   done
 }
 ${waitForDevice("$(iso_disk)", `no CD or disk with the ISO's filesystem (label ${medium.volumeLabel}) appeared: attach the ISO again, or write it again`)}
@@ -47,8 +47,8 @@ function waitForDevice(find: string, missing: string): string {
 for i in $(seq 1 300); do
   PAYLOAD=${find}
   [ -n "$PAYLOAD" ] && break
-  if [ $i = 25 ]; then
-    for scan in /sys/class/scsi_host/*/scan; do echo '- - -' > $scan; done 2>/dev/null
+  if [ "$i" = 25 ]; then
+    for scan in /sys/class/scsi_host/*/scan; do echo '- - -' > "$scan"; done 2>/dev/null
   fi
   sleep 0.2
 done
@@ -73,10 +73,12 @@ function netPayloadSh(checksumsFile: string): string {
 # before each try, for a NIC that came late.
 wait $MODULES_BESIDE
 nic_drivers() {
+  # shellcheck disable=SC2046 # each modalias one argument: they hold no space or glob
   modprobe -qa $(cat /sys/bus/*/devices/*/modalias 2>/dev/null | sort -u) 2>/dev/null
 }
 nic_drivers
-PAYLOAD= BOOTIF=
+PAYLOAD='' BOOTIF=''
+# shellcheck disable=SC2013 # the command line is one line of words, split on purpose
 for word in $(cat /proc/cmdline); do
   case "$word" in
     liken.payload=*) PAYLOAD=\${word#liken.payload=} ;;
@@ -96,12 +98,13 @@ next_try() {
 nics() {
   for n in /sys/class/net/*; do
     [ -e "$n/device" ] || continue
-    [ -z "$BOOTIF" ] || [ "$(cat $n/address)" = "$BOOTIF" ] && echo "\${n##*/}"
+    [ -z "$BOOTIF" ] || [ "$(cat "$n/address")" = "$BOOTIF" ] && echo "\${n##*/}"
   done
 }
 LEASED=
 while [ -z "$LEASED" ]; do
   nic_drivers
+  # shellcheck disable=SC2034 # i only counts the tries
   for i in $(seq 1 50); do [ -n "$(nics)" ] && break; sleep 0.2; done
   for n in $(nics); do
     ip link set dev "$n" up
@@ -109,7 +112,7 @@ while [ -z "$LEASED" ]; do
   done
   [ -n "$LEASED" ] || next_try "no DHCP server answered on $(nics | tr '\\n' ' ')\${BOOTIF:+(the NIC $BOOTIF booted from)}"
 done
-say "liken-stick: $LEASED has $(ip -4 -o addr show dev $LEASED | awk '{print $4}'); fetching $PAYLOAD"
+say "liken-stick: $LEASED has $(ip -4 -o addr show dev "$LEASED" | awk '{print $4}'); fetching $PAYLOAD"
 ${fetchSh()}
 mount -t tmpfs -o mode=0755 tmpfs /payload
 while read -r hash file; do

@@ -15,6 +15,16 @@ import { MEDIUM_FILE } from "./initrd-init.ts";
 export const STICK_BUNDLE = "/usr/lib/liken-stick/liken-stick.cjs";
 export const STICK_START = "/usr/lib/liken-stick/start.cjs";
 
+/**
+ * /usr/bin/liken-stick, the command on the stick. Node.js reads files on a pool of 4
+ * threads, and a disk that does not answer holds the threads of its unanswered reads
+ * (hardware/disks/disk-reader.ts: at most 4 a disk): 16 keep the menu reading the other
+ * disks and its own files past a few such disks.
+ */
+export function stickCommand(): string {
+  return `#!/bin/sh\nLIKEN_STICK=1 UV_THREADPOOL_SIZE=16 exec /usr/bin/node ${STICK_START} "$@"\n`;
+}
+
 export function stickRootInit(): string {
   return `#!/bin/busybox sh
 # The root is read-only: busybox's applets go to /run/bin, behind the root's own tools.
@@ -26,11 +36,12 @@ mount -t tmpfs -o mode=0700 tmpfs /root
 
 ${CONSOLE_FUNCTIONS}
 
-INSTALL= THEN=poweroff WIPE= DISKS= SHELL_ONLY= REPORT=
+INSTALL='' THEN=poweroff WIPE='' DISKS='' SHELL_ONLY='' REPORT=''
 # The record of what this stick installed lives on its payload; an ISO or the network cannot
 # be written, so there it lasts until power-off (their builds refuse liken.wipe=1).
 RECORD=/payload/installed.json
 [ "$(cat ${MEDIUM_FILE} 2>/dev/null)" = stick ] || RECORD=/run/liken/installed.json
+# shellcheck disable=SC2013 # the command line is one line of words, split on purpose
 for word in $(cat /proc/cmdline); do
   case "$word" in
     liken.report=*) REPORT="--report \${word#liken.report=}" ;;
@@ -58,6 +69,7 @@ mkdir -p ${dirname(STICK_DRIVERS_LOADING)}
   # Bus drivers bring new devices, whose modalias asks for more drivers: rounds until a
   # round's drivers brought no new device, so the machine's own disks are all in the menu.
   SEEN=
+  # shellcheck disable=SC2034 # round only counts the rounds
   for round in $(seq 1 60); do
     ALIASES=$(${MODALIASES_SH})
     [ "$ALIASES" = "$SEEN" ] && break
@@ -80,6 +92,9 @@ if [ -n "$INSTALL" ]; then
   # makes the installed disk the next boot. Its output and error go to every console; tee
   # would swallow its exit code, so the code goes through a file.
   mkdir -p /run/liken
+  # $WIPE, $REPORT (--report URL) and $DISKS are each no word, or words to split; $CONSOLES
+  # is a list of devices.
+  # shellcheck disable=SC2086
   { liken-stick unattended --as "$INSTALL" --then "$THEN" --manifest /payload/cluster.toml \\
       --release /payload/release --status-file /run/liken/install-status.json \\
       --record $RECORD $WIPE $REPORT $DISKS 2>&1
@@ -98,8 +113,8 @@ fi
 # A screen is a console other than the kernel's dummy one; a ttyS0 of type 0 is a port no
 # UART answers. With neither, the menu goes on tty1 all the same.
 start_menu() {
-  term=linux; [ $1 = ttyS0 ] && term=vt220
-  (while :; do TERM=$term setsid -c liken-stick menu </dev/$1 >/dev/$1 2>&1; sleep 1; done) &
+  term=linux; [ "$1" = ttyS0 ] && term=vt220
+  (while :; do TERM=$term setsid -c liken-stick menu <"/dev/$1" >"/dev/$1" 2>&1; sleep 1; done) &
 }
 has_screen() {
   for v in /sys/class/vtconsole/vtcon*/name; do

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { cachedRelease } from "../../image-build/cached-build.ts";
+import { cachedRelease } from "../../testing/cached-build.ts";
 import {
   bootMachine,
   condition,

@@ -5,8 +5,8 @@
 import { copyFile, mkdir, readdir, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { buildGptImage } from "../../image-build/gpt-image.ts";
+import type { OvmfKind, VmDisk, VmNic } from "../../testing/qemu/index.ts";
 import { makeExt4 } from "../../tools/mkfs.ts";
-import type { OvmfKind, VmDisk, VmNic } from "../../tools/qemu.ts";
 import { cli } from "../cli.ts";
 import { sparseFile } from "../disk-files.ts";
 import { startVm, type Vm } from "./harness.ts";

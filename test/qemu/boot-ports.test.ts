@@ -10,13 +10,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cachedRelease } from "../../image-build/cached-build.ts";
-import type { VmNic } from "../../tools/qemu.ts";
+import { cachedRelease } from "../../testing/cached-build.ts";
+import type { VmNic } from "../../testing/qemu/index.ts";
 import { bootMachine, condition, inspect, installedDisk, updateMedium } from "./boot-path.ts";
 
 const BOOT_MS = 180_000;
 const MANIFEST = "test/fixtures/manifests/good/ports-modules.toml";
-// acpi-index reaches the guest behind a root port on q35 (tools/qemu.ts, NicSpec).
+// acpi-index reaches the guest behind a root port on q35 (testing/qemu/machine.ts, NicSpec).
 const ENO1 = { model: "virtio", acpiIndex: 1, rootPort: true } as const;
 let dir: string;
 let v1: string;

@@ -8,7 +8,6 @@ import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ProcessExit, StartedProcess } from "../../tools/exec.ts";
 import {
   type Accel,
   chooseAccel,
@@ -23,8 +22,9 @@ import {
   type VmDisk,
   type VmNic,
   type VmSpec,
-} from "../../tools/qemu.ts";
-import { QmpClient } from "../../tools/qmp.ts";
+} from "../../testing/qemu/index.ts";
+import { QmpClient } from "../../testing/qmp.ts";
+import type { ProcessExit, StartedProcess } from "../../tools/exec.ts";
 import { ConsoleText, ConsoleWaitError } from "./console.ts";
 
 export interface VmOptions {
@@ -44,13 +44,13 @@ export interface VmOptions {
   readonly nics?: readonly VmNic[];
   readonly memoryMiB?: number;
   readonly cpus?: number;
-  /** LIKEN_ACCEL, else TCG unless probeKvm() has booted OVMF with KVM (tools/qemu.ts). */
+  /** LIKEN_ACCEL, else TCG unless probeKvm() has booted OVMF with KVM (testing/qemu/). */
   readonly accel?: Accel;
   /** Start from a copy of this variable store (an earlier VM's boot entries, pstore records). */
   readonly varsFrom?: string;
   /**
    * The firmware build: plain OVMF (the default), Secure Boot with no keys (setup mode), or
-   * Secure Boot with Microsoft's keys enrolled (tools/qemu.ts OvmfKind).
+   * Secure Boot with Microsoft's keys enrolled (testing/qemu/ovmf.ts OvmfKind).
    */
   readonly firmware?: OvmfKind;
   /**
@@ -61,9 +61,9 @@ export interface VmOptions {
   readonly relaunchOnReboot?: boolean;
   /** A kernel crash on the console is what the test wants: do not fail waitFor for it. */
   readonly expectPanic?: boolean;
-  /** The SMBIOS system serial and UUID (tools/qemu.ts). */
+  /** The SMBIOS system serial and UUID (testing/qemu/). */
   readonly system?: VmSpec["system"];
-  /** The watchdog card (tools/qemu.ts): i6300esb by default. */
+  /** The watchdog card (testing/qemu/): i6300esb by default. */
   readonly watchdog?: "i6300esb" | "ib700" | "none";
   /** q35 by default; pc has no chipset watchdog. */
   readonly machine?: "q35" | "pc";

@@ -13,14 +13,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HwReport } from "../../hwreport/types.ts";
-import { cachedRelease, cachedStick } from "../../image-build/cached-build.ts";
+import { cachedRelease, cachedStick } from "../../testing/cached-build.ts";
 import { contentDigest, sparseFile } from "../disk-files.ts";
 import { shell, waitForShell } from "./guest-shell.ts";
 import { startVm, type Vm } from "./harness.ts";
 
 // small.toml's layout; leader-1 declares eno1.
 const MANIFEST = "test/fixtures/manifests/good/ports-modules.toml";
-// acpi-index reaches the guest behind a root port on q35 (tools/qemu.ts, NicSpec).
+// acpi-index reaches the guest behind a root port on q35 (testing/qemu/machine.ts, NicSpec).
 const ENO1 = { model: "virtio", acpiIndex: 1, rootPort: true } as const;
 const GIB = 1024 ** 3;
 let dir: string;

@@ -3,7 +3,7 @@
 // pending wrap of the last column), which answers the size question the menu asks
 // (ESC [ 6 n) as that terminal would. The menu's QEMU tests read the screen from it and
 // type keys into it; nothing here knows about the menu.
-import { cachedRelease, cachedStick } from "../../image-build/cached-build.ts";
+import { cachedRelease, cachedStick } from "../../testing/cached-build.ts";
 import type { Vm } from "./harness.ts";
 
 /** The manifest of the menu tests' stick: its layout fits a 4 GiB disk. */

@@ -7,7 +7,7 @@ import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { cachedNetboot, cachedRelease, cachedStick } from "../../image-build/cached-build.ts";
+import { cachedNetboot, cachedRelease, cachedStick } from "../../testing/cached-build.ts";
 import { MANIFEST } from "./boot-path.ts";
 import { startVm } from "./harness.ts";
 import { type NetbootSite, startNetbootSite } from "./netboot-site.ts";

@@ -4,6 +4,7 @@
 // the bridge through a tap each (NicSpec.tap). Nothing touches the host's own network.
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { NicSpec } from "../../testing/qemu/index.ts";
 import { startDnsmasq } from "../../tools/dnsmasq.ts";
 import { type StartedProcess, start } from "../../tools/exec.ts";
 import {
@@ -12,7 +13,6 @@ import {
   inNamespace,
   tapIntoNamespaceScript,
 } from "../../tools/ip.ts";
-import type { NicSpec } from "../../tools/qemu.ts";
 
 export const SERVER = "10.77.0.1";
 export const HTTP_PORT = 8080;

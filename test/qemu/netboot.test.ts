@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { cachedNetboot, cachedRelease } from "../../image-build/cached-build.ts";
+import { cachedNetboot, cachedRelease } from "../../testing/cached-build.ts";
 import { contentDigest, sparseFile } from "../disk-files.ts";
 import { type Inspected, inspect } from "./boot-path.ts";
 import { startVm } from "./harness.ts";

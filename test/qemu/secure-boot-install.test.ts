@@ -8,7 +8,7 @@ import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cachedRelease, cachedStick } from "../../image-build/cached-build.ts";
+import { cachedRelease, cachedStick } from "../../testing/cached-build.ts";
 import { sparseFile } from "../disk-files.ts";
 import {
   bootMachine,

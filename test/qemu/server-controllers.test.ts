@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
 import { buildGptImage } from "../../image-build/gpt-image.ts";
-import type { DiskBus } from "../../tools/qemu.ts";
+import type { DiskBus } from "../../testing/qemu/index.ts";
 import { sparseFile } from "../disk-files.ts";
 import { inspect } from "./boot-path.ts";
 import { unattendedDefaultStick } from "./default-stick.ts";

@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { parseGpt } from "../../formats/gpt.ts";
-import { cachedRelease, cachedStick } from "../../image-build/cached-build.ts";
 import { STICK_ROOT_IMAGE } from "../../image-build/stick/initrd-init.ts";
+import { cachedRelease, cachedStick } from "../../testing/cached-build.ts";
 import { copyIntoFat, copyOutOfFat, readFatFile } from "../../tools/mtools.ts";
 import { startVm } from "./harness.ts";
 

@@ -4,7 +4,7 @@ import { mkdtemp, rm, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { cachedRelease, cachedStick } from "../../image-build/cached-build.ts";
+import { cachedRelease, cachedStick } from "../../testing/cached-build.ts";
 import { startVm } from "./harness.ts";
 
 let dir: string;

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { parseGpt } from "../../formats/gpt.ts";
-import { cachedRelease, cachedStick } from "../../image-build/cached-build.ts";
+import { cachedRelease, cachedStick } from "../../testing/cached-build.ts";
 import { readFatFile } from "../../tools/mtools.ts";
 import { cli } from "../cli.ts";
 import { stopAllVms, Vm } from "./vm.ts";

@@ -235,7 +235,12 @@ function nicArgs(nic: NicSpec, i: number): string[] {
     : `user,id=net${i}`;
   const macOption = nic.mac ? `,mac=${nic.mac}` : "";
   if (nic.model === "usb") {
-    if (nic.acpiIndex !== undefined || nic.rootPort || nic.addr !== undefined || nic.multifunction) {
+    if (
+      nic.acpiIndex !== undefined ||
+      nic.rootPort ||
+      nic.addr !== undefined ||
+      nic.multifunction
+    ) {
       throw new Error(`${id} is a USB NIC: it has no PCI place (acpiIndex, rootPort, addr)`);
     }
     return ["-netdev", netdev, "-device", `usb-net,bus=xhci.0,netdev=net${i},id=${id}${macOption}`];

@@ -10,7 +10,6 @@
  */
 export type DiskBus = "virtio" | "nvme" | "ahci" | "virtio-scsi" | "megasas" | "mptsas";
 
-};
 /**
  * A NIC model, each on QEMU's user network: virtio-net, Intel's e1000e (82574L), or a USB
  * Ethernet adapter (QEMU's usb-net, CDC Ethernet and RNDIS) in a port of the xHCI controller.

@@ -119,4 +119,3 @@ async function isReadable(path: string): Promise<boolean> {
     () => false,
   );
 }
-

@@ -10,7 +10,7 @@ import {
   requireOvmf,
   runProbe,
   type VmSpec,
-} from "./qemu.ts";
+} from "./index.ts";
 
 const FIRMWARE = { code: "/usr/share/OVMF/OVMF_CODE_4M.fd", vars: "/tmp/vm/OVMF_VARS.fd" };
 
