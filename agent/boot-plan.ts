@@ -2,8 +2,9 @@
 // which entry booted and whether it is a trial, what to do with the entries on the ESP, why
 // a trial was rejected, and whether the spec's release is staged. The agent (main.ts) does
 // the reading and the writing; everything it decides is decided here.
+import { partitionLabel } from "../common/partition-labels.ts";
 import { formatSize } from "../common/size.ts";
-import type { EntryRank } from "../formats/boot-entries.ts";
+import { type EntryRank, entryFileName } from "../formats/boot-entries.ts";
 import { parseEntryName } from "../formats/entry-name.ts";
 import type {
   BootRecord,
@@ -39,7 +40,8 @@ export interface BootFacts {
   readonly entries: readonly Entry[];
 }
 
-export type BootIdentity =
+/** Which slot, release and entry this boot came from; unknown when the loader and the kernel disagree. */
+export type BootOrigin =
   | {
       readonly kind: "trial" | "proven";
       readonly slot: Slot;
@@ -54,7 +56,7 @@ export function otherSlot(slot: Slot): Slot {
 }
 
 /** Which slot and entry this boot came from: from the boot loader's variables, checked against the command line, never from a default. */
-export function identifyBoot(facts: BootFacts): BootIdentity {
+export function identifyBoot(facts: BootFacts): BootOrigin {
   const counted = countedEntry(facts.loaderBootCountPath);
   const fromLoader = entryFromLoaderId(facts.loaderEntrySelected) ?? counted;
   const slot = facts.cmdlineSlot;
@@ -97,7 +99,10 @@ function entryFromLoaderId(id: string | null) {
  */
 export function exhaustTrial(entry: Entry): EntryAction[] {
   if (entry.triesLeft === null || entry.triesLeft === 0) return [];
-  const fileName = `liken-${entry.slot}-${entry.version}+0-${(entry.triesDone ?? 0) + 1}.conf`;
+  const fileName = entryFileName(entry.slot, entry.version, {
+    left: 0,
+    done: (entry.triesDone ?? 0) + 1,
+  });
   return [
     { op: "write", fileName, slot: entry.slot, version: entry.version, rank: "trial" },
     { op: "remove", fileName: entry.fileName },
@@ -114,7 +119,7 @@ export function blessActions(
   slot: Slot,
   version: string,
 ): EntryAction[] {
-  const blessedName = `liken-${slot}-${version}.conf`;
+  const blessedName = entryFileName(slot, version);
   const actions: EntryAction[] = [];
   for (const e of entries) {
     if (e.fileName === blessedName) continue;
@@ -312,7 +317,7 @@ function storageShrink(spec: Spec, partitions: readonly StoragePartition[]): str
     if (role.size === "rest") continue;
     const on = partitions.find((p) => p.role === role.role);
     if (on && role.size < on.size)
-      return `storage role ${role.role} is ${formatSize(role.size)} in the spec and ${formatSize(on.size)} on disk ${on.disk} (partition liken-${role.role}): set the role's size in the spec to ${formatSize(on.size)} or more, or reinstall the machine with the new layout`;
+      return `storage role ${role.role} is ${formatSize(role.size)} in the spec and ${formatSize(on.size)} on disk ${on.disk} (partition ${partitionLabel(role.role)}): set the role's size in the spec to ${formatSize(on.size)} or more, or reinstall the machine with the new layout`;
   }
   return null;
 }
@@ -321,7 +326,7 @@ function storageShrink(spec: Spec, partitions: readonly StoragePartition[]): str
 export function stagedEntry(slot: Slot, version: string): EntryAction {
   return {
     op: "write",
-    fileName: `liken-${slot}-${version}+1-0.conf`,
+    fileName: entryFileName(slot, version, { left: 1, done: 0 }),
     slot,
     version,
     rank: "trial",

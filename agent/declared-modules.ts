@@ -2,6 +2,7 @@
 // what the kernel reads back for each declared parameter, and the condition
 // ModuleParametersApplied. Pure: the facts the boot gathered in, the status parts out.
 import type { IdentityModule } from "../formats/identity.ts";
+import type { ModuleStatus } from "../formats/machine-status.ts";
 
 /** What the boot found out about one declared module. */
 export interface ModuleFacts {
@@ -14,12 +15,6 @@ export interface ModuleFacts {
   readonly loadError: string | null;
   /** Each declared parameter with a readable file, as the kernel names and spells it. */
   readonly readBack: Readonly<Record<string, string>>;
-}
-
-/** One entry of status.modules. */
-export interface ModuleStatus {
-  readonly name: string;
-  readonly parameters: Readonly<Record<string, string>>;
 }
 
 export interface ConditionPart {

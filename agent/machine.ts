@@ -4,6 +4,7 @@
 // watchdog.
 import { closeSync, openSync, writeSync } from "node:fs";
 import { open, readdir, readFile, unlink } from "node:fs/promises";
+import { partitionLabel, type SystemPartitionName } from "../common/partition-labels.ts";
 import { MIB } from "../common/size.ts";
 import {
   LOADER_GUID,
@@ -181,8 +182,9 @@ export function bootDisk(all: readonly Partition[], rootPartUuid: string) {
   const root = all.find((p) => p.partUuid === rootPartUuid.toLowerCase());
   if (!root) return undefined;
   const on = (label: string) => all.find((p) => p.disk === root.disk && p.label === label);
-  const slots: Record<Slot, Partition | undefined> = { a: on("liken-a"), b: on("liken-b") };
-  return { esp: on("liken-esp"), state: on("liken-state"), journal: on("liken-journal"), slots };
+  const system = (name: SystemPartitionName) => on(partitionLabel(name));
+  const slots: Record<Slot, Partition | undefined> = { a: system("a"), b: system("b") };
+  return { esp: system("esp"), state: system("state"), journal: system("journal"), slots };
 }
 
 /**

@@ -13,9 +13,9 @@ import { realpathSync } from "node:fs";
 import { mkdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { LikenError } from "../common/errors.ts";
+import { storageRoleOf } from "../common/partition-labels.ts";
 import { rfc3339 } from "../common/time.ts";
 import { BOOT_ROOT } from "../formats/boot-interface.ts";
-import { SYSTEM_LABELS } from "../formats/gpt-types.ts";
 import type { BootIdentity } from "../formats/identity.ts";
 import { readSecureBoot } from "../hardware/secure-boot.ts";
 import { warmUpPrograms } from "../tools/exec.ts";
@@ -343,9 +343,10 @@ function stagingDisks(
   all: readonly Partition[],
   bootDiskName: string,
 ): { medium: Partition | undefined; storage: StoragePartition[]; disks: string[] } {
-  const storage = all
-    .filter((p) => p.label.startsWith("liken-") && !SYSTEM_LABELS.includes(p.label))
-    .map((p) => ({ role: p.label.slice("liken-".length), disk: p.disk, size: p.size }));
+  const storage = all.flatMap((p) => {
+    const role = storageRoleOf(p.label);
+    return role === undefined ? [] : [{ role, disk: p.disk, size: p.size }];
+  });
   return {
     medium: all.find((p) => p.label === "LIKEN-UPDATE"),
     storage,

@@ -3,8 +3,8 @@
 // the state partition's and is copied there.
 import { readFile } from "node:fs/promises";
 import { dirname, isAbsolute, join, normalize } from "node:path";
-import TOML from "@iarna/toml";
 import { isVersion } from "../common/names.ts";
+import { parseSpecDocument, type SpecDocument } from "../formats/spec-document.ts";
 import { parseSize } from "../manifest/size.ts";
 import type { SpecReading } from "./boot-plan.ts";
 import type { SpecStorage } from "./types.ts";
@@ -24,9 +24,10 @@ export async function readSpec(path: string): Promise<SpecFile> {
 }
 
 export function parseSpec(text: string, path: string): SpecReading {
-  let data: Record<string, unknown>;
+  // Read as unknown: a spec from an update medium or a person may hold anything.
+  let data: Partial<Record<keyof SpecDocument, unknown>>;
   try {
-    data = TOML.parse(text) as Record<string, unknown>;
+    data = parseSpecDocument(text);
   } catch (error) {
     return {
       kind: "invalid",

@@ -4,7 +4,6 @@
 // still waiting for its reboot, or writing the release into the other slot
 // (stage-release.ts). Returns what the status document and the reboot need.
 import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
 import { writeFileAtomic } from "../common/atomic-file.ts";
 import { mount, umount } from "../tools/mount.ts";
 import { decideStaging, type StoragePartition } from "./boot-plan.ts";
@@ -12,7 +11,7 @@ import { applyEntryActions, listEntries } from "./esp.ts";
 import { type Partition, step } from "./machine.ts";
 import { readSpec, sourceDir } from "./spec.ts";
 import { StagingRefused, stageRelease } from "./stage-release.ts";
-import { STATE, UPDATE } from "./state-files.ts";
+import { STATE_SPEC, UPDATE, UPDATE_SPEC } from "./state-files.ts";
 import type { StatusInput } from "./status.ts";
 import type { BootRecord, Slot, StagingRejectedReason } from "./types.ts";
 
@@ -40,12 +39,12 @@ export async function staging(input: {
   ports: readonly string[];
 }): Promise<Staged> {
   const medium = input.medium ? await mountUpdateMedium(input.medium) : false;
-  let spec = await readSpec(join(STATE, "spec.toml"));
+  let spec = await readSpec(STATE_SPEC);
   if (medium) {
-    const fromMedium = await readSpec(join(UPDATE, "spec.toml"));
+    const fromMedium = await readSpec(UPDATE_SPEC);
     if (fromMedium.reading.kind !== "none") {
       if (fromMedium.text !== null && fromMedium.text !== spec.text)
-        await writeFileAtomic(join(STATE, "spec.toml"), fromMedium.text, 0o644);
+        await writeFileAtomic(STATE_SPEC, fromMedium.text, 0o644);
       spec = fromMedium;
     }
   }

@@ -2,11 +2,12 @@
 // as values the next boot can use: the trial's rejection and the next status document.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { parseBootRecord } from "../formats/boot-record.ts";
 import { parseEntryName } from "../formats/entry-name.ts";
+import { parseMachineStatus as parsePreviousStatus } from "../formats/machine-status.ts";
 import { fuzzParameters } from "../test/fuzz.ts";
 import { deeplyNested, jsonValue, mutatedText, withValuesReplaced } from "../test/fuzz-text.ts";
 import { rejectionFor } from "./boot-plan.ts";
-import { parseBootRecord, parsePreviousStatus } from "./state-documents.ts";
 import { machineStatus, type StatusInput } from "./status.ts";
 import type { Entry } from "./types.ts";
 

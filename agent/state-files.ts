@@ -1,12 +1,17 @@
 // Where the boot agent mounts things and what it keeps on the state partition: its boot
 // record between boots, the status document (also in /run), and the installer's identity.
+// The files' paths and shapes are the disk's contract, in formats/.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "../common/atomic-file.ts";
+import { type BootRecord, bootRecordText, parseBootRecord } from "../formats/boot-record.ts";
 import { type BootIdentity, parseBootIdentity } from "../formats/identity.ts";
-import { parseBootRecord, parsePreviousStatus } from "./state-documents.ts";
-import type { MachineStatus } from "./status.ts";
-import type { BootRecord } from "./types.ts";
+import {
+  type MachineStatus,
+  machineStatusText,
+  parseMachineStatus,
+} from "../formats/machine-status.ts";
+import { STATE_FILES } from "../formats/state-partition.ts";
 
 export const ESP = "/run/liken/esp";
 export const STATE = "/state";
@@ -16,11 +21,16 @@ export const PSTORE = "/sys/fs/pstore";
 export { TRIAL_MARK } from "../formats/boot-interface.ts";
 
 const RUN_STATUS = "/run/liken/status.json";
-const STATE_STATUS = join(STATE, "status/status.json");
-const STATE_RECORD = join(STATE, "boot/record.json");
+const STATE_STATUS = join(STATE, STATE_FILES.machineStatus);
+const STATE_RECORD = join(STATE, STATE_FILES.bootRecord);
+
+/** spec.toml on the state partition. */
+export const STATE_SPEC = join(STATE, STATE_FILES.spec);
+/** An update medium names its spec as the state partition does (docs/rollback.md). */
+export const UPDATE_SPEC = join(UPDATE, STATE_FILES.spec);
 
 export async function readPreviousStatus(): Promise<MachineStatus | null> {
-  return parsePreviousStatus(await readFile(STATE_STATUS, "utf8").catch(() => ""));
+  return parseMachineStatus(await readFile(STATE_STATUS, "utf8").catch(() => ""));
 }
 
 export async function readRecord(): Promise<BootRecord | null> {
@@ -29,18 +39,19 @@ export async function readRecord(): Promise<BootRecord | null> {
 
 /** identity.json as the boot agent reads it; the defaults when the state did not mount. */
 export async function readIdentity(): Promise<BootIdentity> {
-  return parseBootIdentity(await readFile(join(STATE, "identity.json"), "utf8").catch(() => null));
+  const text = await readFile(join(STATE, STATE_FILES.identity), "utf8").catch(() => null);
+  return parseBootIdentity(text);
 }
 
 export async function saveRecord(record: BootRecord): Promise<boolean> {
-  return writeFileAtomic(STATE_RECORD, `${JSON.stringify(record, null, 2)}\n`).then(
+  return writeFileAtomic(STATE_RECORD, bootRecordText(record)).then(
     () => true,
     () => false,
   );
 }
 
 export async function writeStatus(status: MachineStatus, toState: boolean): Promise<void> {
-  const text = `${JSON.stringify(status, null, 2)}\n`;
+  const text = machineStatusText(status);
   await writeFileAtomic(RUN_STATUS, text);
   if (toState) await writeFileAtomic(STATE_STATUS, text).catch(() => undefined);
 }

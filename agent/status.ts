@@ -2,59 +2,18 @@
 // field a closed enum, a number, a version, a slot or a time, except the messages, which
 // are sanitized to one line. A condition keeps its lastTransitionTime while its status holds.
 import { sanitizeMessage } from "../common/sanitize.ts";
-import type { SecureBootState } from "../hardware/secure-boot.ts";
-import type { ConditionPart, ModuleStatus } from "./declared-modules.ts";
+import type {
+  BootRoot,
+  Condition,
+  MachinePhase,
+  MachineStatus,
+  ModuleStatus,
+} from "../formats/machine-status.ts";
+import type { SecureBootState } from "../formats/secure-boot-vars.ts";
+import type { ConditionPart } from "./declared-modules.ts";
 import type { CrashRecord, Rejection, Slot, StagingRejectedReason } from "./types.ts";
 
-export type MachinePhase = "Running" | "Rebooting" | "Failed";
-export type ConditionType =
-  | "Ready"
-  | "RejectedLastBoot"
-  | "RebootPending"
-  | "StagingRejected"
-  | "PortsReady"
-  | "ModuleParametersApplied";
-export type ConditionStatus = "True" | "False";
-
-export interface Condition {
-  readonly type: ConditionType;
-  readonly status: ConditionStatus;
-  readonly reason: string;
-  readonly message: string;
-  readonly lastTransitionTime: string;
-}
-
-export interface MachineStatus {
-  readonly apiVersion: "liken.dev/v1";
-  readonly kind: "MachineStatus";
-  readonly phase: MachinePhase;
-  readonly version: string;
-  readonly slot: Slot;
-  readonly conditions: readonly Condition[];
-  readonly boot: {
-    readonly slot: Slot;
-    readonly version: string;
-    /** This boot was a release's one trial. */
-    readonly trial: boolean;
-    readonly systemRejection: Rejection | null;
-    /** The slot partition the root was mounted from, and whether dm-verity checks its reads. */
-    readonly root: BootRoot;
-    /** The watchdog that armed this trial (the kernel's name for it); null when none did or no trial. */
-    readonly watchdog: string | null;
-    /** The firmware's Secure Boot state at this boot; null without UEFI variables. */
-    readonly secureBoot: SecureBootState | null;
-  };
-  readonly lastCrash: CrashRecord | null;
-  /** Each declared module's parameters as the kernel reads them back. */
-  readonly modules: readonly ModuleStatus[];
-  readonly updatedAt: string;
-  readonly bootId: string;
-}
-
-export interface BootRoot {
-  readonly partUuid: string;
-  readonly verity: boolean;
-}
+export type { Condition, MachineStatus };
 
 export interface StatusInput {
   readonly now: string;

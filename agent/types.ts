@@ -1,18 +1,19 @@
-// The boot agent's values: what it observed at this boot, what it keeps on the state
-// partition between boots, and what it decided. Plain data, so the decisions are pure
-// functions (boot-plan.ts, status.ts) and tests need no machine.
+// The boot agent's values: what it observed at this boot and what it decided, beside the
+// state partition's documents it keeps between boots (their home is formats/, the disk's
+// contract). Plain data, so the decisions are pure functions (boot-plan.ts, status.ts) and
+// tests need no machine.
 import type { Slot } from "../formats/boot-entries.ts";
 import type { EntryName } from "../formats/entry-name.ts";
 
+export type {
+  BootRecord,
+  Rejection,
+  RejectionReason,
+  TrialRecord,
+} from "../formats/boot-record.ts";
+export { EMPTY_RECORD } from "../formats/boot-record.ts";
 export type { CrashRecord } from "../formats/journal-records.ts";
 export type { Slot };
-
-/** Why a trial boot was rejected (docs/rollback.md, How a failed trial returns). */
-export type RejectionReason =
-  | "HealthCheckFailed"
-  | "Crashed"
-  | "NoBootComplete"
-  | "BootImageRefused";
 
 /** Why the spec's release is not staged. */
 export type StagingRejectedReason =
@@ -33,42 +34,12 @@ export interface Entry extends EntryName {
   readonly fileName: string;
 }
 
-/** What the trial boot wrote on the state partition before and after its health checks. */
-export interface TrialRecord {
-  readonly version: string;
-  readonly slot: Slot;
-  readonly bootId: string;
-  readonly startedAt: string;
-  /** Started: the checks began and nothing finished; the others are final. */
-  readonly outcome: "Started" | "HealthCheckFailed" | "Blessed";
-  readonly message: string;
-}
-
-/** status.boot.systemRejection: the trial the machine turned away. */
-export interface Rejection {
-  readonly version: string;
-  readonly slot: Slot;
-  readonly reason: RejectionReason;
-  /** Boots of the rejected entry (systemd-boot's tries done). */
-  readonly attempts: number;
-  readonly time: string;
-  readonly message: string;
-}
-
 /** What a trial's initramfs could not do before it reset the machine (formats/boot-interface.ts). */
 export interface InitramfsFailure {
   readonly version: string;
   readonly slot: Slot;
   readonly message: string;
 }
-
-/** boot/record.json on the state partition: the agent's memory between boots. */
-export interface BootRecord {
-  readonly trial: TrialRecord | null;
-  readonly rejection: Rejection | null;
-}
-
-export const EMPTY_RECORD: BootRecord = { trial: null, rejection: null };
 
 /** spec.toml (docs/rollback.md, Name the release to run). */
 export interface Spec {

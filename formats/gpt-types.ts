@@ -13,6 +13,3 @@ export const PARTITION_TYPES = {
   /** liken storage roles (containerd, local volumes, ...), left empty for the release to use. */
   storage: "E9B9A502-AFB0-4994-B05A-9163E1970A24",
 } as const;
-
-/** The GPT names of the system disk's partitions; a storage role's is `liken-<role>`. */
-export const SYSTEM_LABELS = ["liken-esp", "liken-a", "liken-b", "liken-journal", "liken-state"];

@@ -2,6 +2,7 @@
 // installer from the manifest, read by the boot agent at every boot (its reboot policy,
 // the ports it waits for, the modules it loads with parameters). Readers tolerate a
 // field that is absent or of the wrong type: an older install reads as the defaults.
+import { jsonDocumentText, jsonObjectIn } from "./state-partition.ts";
 
 export interface IdentityModule {
   readonly name: string;
@@ -22,6 +23,19 @@ export interface Identity {
   readonly storage: readonly { readonly role: string; readonly label: string }[];
 }
 
+/**
+ * The document as the disk holds it; null when there is none or it is not a JSON object.
+ * Its fields are not checked: an older install wrote fewer, so a reader that uses one
+ * checks it (parseBootIdentity), and a reader that shows it to people shows what is there.
+ */
+export function parseIdentity(text: string | null): Identity | null {
+  return ((text !== null && jsonObjectIn(text)) || null) as Identity | null;
+}
+
+export function identityText(identity: Identity): string {
+  return jsonDocumentText(identity);
+}
+
 /** What the boot agent needs of identity.json, with the defaults of an absent field. */
 export interface BootIdentity {
   readonly installId: string | null;
@@ -31,13 +45,8 @@ export interface BootIdentity {
 }
 
 export function parseBootIdentity(text: string | null): BootIdentity {
-  let value: Record<string, unknown> = {};
-  try {
-    const parsed: unknown = text === null ? {} : JSON.parse(text);
-    if (parsed && typeof parsed === "object") value = parsed as Record<string, unknown>;
-  } catch {
-    // unreadable: the defaults
-  }
+  // Read as unknown: an older install or a person may have written any field any way.
+  const value: Partial<Record<keyof Identity, unknown>> = parseIdentity(text) ?? {};
   const strings = (v: unknown) =>
     Array.isArray(v) ? v.filter((s): s is string => typeof s === "string") : [];
   const modules = Array.isArray(value.modules)

@@ -11,6 +11,14 @@ const EFI_CERT_TYPE_PKCS7 = "4AAFD29D-68DF-49EE-8AA9-347D375665A7";
 
 export type KeyVariable = "PK" | "KEK" | "db";
 
+/**
+ * What the SecureBoot and SetupMode variables say. `enabled`: the firmware checks every EFI
+ * program against db; `disabled`: it checks nothing; `setup-mode`: no PK is enrolled, so
+ * anyone may enroll keys (and nothing is checked): where the liken stick enrolls the
+ * cluster's.
+ */
+export type SecureBootState = "enabled" | "disabled" | "setup-mode";
+
 /** Each key variable's vendor GUID. */
 export const VARIABLE_GUIDS: Readonly<Record<KeyVariable, string>> = {
   PK: EFI_GLOBAL_VARIABLE,

@@ -8,15 +8,11 @@ import {
   decodeSignatureLists,
   EFI_GLOBAL_VARIABLE,
   EFI_IMAGE_SECURITY_DATABASE,
+  type SecureBootState,
 } from "../formats/secure-boot-vars.ts";
 import { EFIVARS } from "./efi-vars.ts";
 
-/**
- * `enabled`: the firmware checks every EFI program against db; `disabled`: it checks
- * nothing; `setup-mode`: no PK is enrolled, so anyone may enroll keys (and nothing is
- * checked): where the liken stick enrolls the cluster's.
- */
-export type SecureBootState = "enabled" | "disabled" | "setup-mode";
+export type { SecureBootState };
 
 export interface SecureBootFacts {
   readonly state: SecureBootState;

@@ -4,6 +4,7 @@
 // still in boots the stick again, which then decides (installer/unattended.ts).
 import { constants, open } from "node:fs/promises";
 import { LikenError } from "../common/errors.ts";
+import { partitionLabel } from "../common/partition-labels.ts";
 import { MIB } from "../common/size.ts";
 import { encodeLoadOption } from "../formats/efi-load-option.ts";
 import { parseGpt } from "../formats/gpt.ts";
@@ -47,7 +48,7 @@ async function readEsp(path: string) {
   }
   const gpt = parseGpt(head);
   const esp = gpt?.entries.find(
-    (e) => e.typeGuid === PARTITION_TYPES.esp && e.name === "liken-esp",
+    (e) => e.typeGuid === PARTITION_TYPES.esp && e.name === partitionLabel("esp"),
   );
   if (!gpt || !esp) {
     throw new LikenError({

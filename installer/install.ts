@@ -13,6 +13,12 @@ import { MIB } from "../common/size.ts";
 import { CLAIM_HEAD_OFFSET, claimTailOffset, encodeClaim } from "../formats/claim.ts";
 import { parseGpt } from "../formats/gpt.ts";
 import { encodeGpt } from "../formats/gpt-encode.ts";
+import {
+  type InstallerStatus,
+  type InstallFailureReason,
+  installerStatus,
+  installerStatusText,
+} from "../formats/installer-status.ts";
 import { journalHeader } from "../formats/journal-header.ts";
 import { type ReleaseInfo, requireRelease, verifyRelease } from "../formats/release.ts";
 import { hashRegion, writeImage, zeroRegion } from "../formats/write-image.ts";
@@ -20,6 +26,7 @@ import { type Disk, inventoryDisks, type MissingDrivers } from "../hardware/disk
 import { missingDriversOf } from "../hardware/missing-drivers.ts";
 import type { Manifest } from "../manifest/types.ts";
 import { writeGpt } from "../tools/sfdisk.ts";
+import { readBootId } from "./boot-id.ts";
 import { eraseDisk } from "./erase.ts";
 import { buildEsp } from "./esp.ts";
 import { type DiskHandle, installsWriting, lockDisk } from "./lock.ts";
@@ -27,12 +34,6 @@ import { plannedDiskDrift } from "./plan/disk-drift.ts";
 import { type InstallClaim, type InstallPlan, planInstall } from "./plan/plan-install.ts";
 import type { Layout, PlannedDisk, PlannedPartition } from "./plan/types.ts";
 import { buildState } from "./state.ts";
-import {
-  type InstallerStatus,
-  type InstallFailureReason,
-  installerStatus,
-  readBootId,
-} from "./status.ts";
 import { holdStatusFile, type StatusHold } from "./status-file.ts";
 import { stepFailureOf } from "./step-failure.ts";
 import { type InstallStep, type PlannedStep, stepOf } from "./steps.ts";
@@ -571,7 +572,7 @@ class InstallRun {
     const status = this.statusDocument(phase, reason, message);
     this.request.onStatus?.(status);
     if (this.status && "release" in this.status) {
-      const text = `${JSON.stringify(status, null, 2)}\n`;
+      const text = installerStatusText(status);
       const write = this.statusWrites.then(() => writeFileAtomic(this.request.statusFile, text));
       this.statusWrites = write.catch(() => undefined);
       await write;

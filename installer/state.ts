@@ -2,12 +2,15 @@
 // the installed release, and the installer's status document. The installed machine's
 // boot agent reads and extends it.
 import { mkdir, rm, truncate, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { partitionLabel } from "../common/partition-labels.ts";
 import { rfc3339FromSeconds } from "../common/time.ts";
-import type { Identity } from "../formats/identity.ts";
+import { type Identity, identityText } from "../formats/identity.ts";
+import { type InstallerStatus, installerStatusText } from "../formats/installer-status.ts";
+import { specDocumentText } from "../formats/spec-document.ts";
+import { STATE_FILES } from "../formats/state-partition.ts";
 import type { Machine, Manifest } from "../manifest/types.ts";
 import { makeExt4 } from "../tools/mkfs.ts";
-import type { InstallerStatus } from "./status.ts";
 
 export interface StateInput {
   readonly image: string;
@@ -24,13 +27,6 @@ export interface StateInput {
   readonly sectorSize: number;
 }
 
-/** Where each file lives on the state partition (docs/install.md lists them). */
-export const STATE_FILES = {
-  identity: "identity.json",
-  spec: "spec.toml",
-  installerStatus: "status/installer.json",
-} as const;
-
 export function identityDocument(
   input: Omit<StateInput, "image" | "size" | "workDir" | "partUuid" | "status">,
 ): Identity {
@@ -44,30 +40,26 @@ export function identityDocument(
     ports: input.machine.ports,
     modules: input.machine.modules,
     rebootPolicy: input.machine.reboot_policy,
-    storage: input.manifest.storage.map((s) => ({ role: s.role, label: `liken-${s.role}` })),
+    storage: input.manifest.storage.map((s) => ({ role: s.role, label: partitionLabel(s.role) })),
   };
 }
 
 export async function buildState(input: StateInput): Promise<void> {
   const root = join(input.workDir, "state-root");
   await rm(root, { recursive: true, force: true });
-  await mkdir(join(root, "status"), { recursive: true, mode: 0o750 });
-  await writeFile(
-    join(root, STATE_FILES.identity),
-    `${JSON.stringify(identityDocument(input), null, 2)}\n`,
-    { mode: 0o644 },
-  );
-  await writeFile(join(root, STATE_FILES.spec), `version = "${input.version}"\n`, { mode: 0o644 });
-  await writeFile(
-    join(root, STATE_FILES.installerStatus),
-    `${JSON.stringify(input.status, null, 2)}\n`,
-    { mode: 0o640 },
-  );
+  await mkdir(join(root, dirname(STATE_FILES.installerStatus)), { recursive: true, mode: 0o750 });
+  await writeFile(join(root, STATE_FILES.identity), identityText(identityDocument(input)), {
+    mode: 0o644,
+  });
+  await writeFile(join(root, STATE_FILES.spec), specDocumentText(input.version), { mode: 0o644 });
+  await writeFile(join(root, STATE_FILES.installerStatus), installerStatusText(input.status), {
+    mode: 0o640,
+  });
   await rm(input.image, { force: true });
   await writeFile(input.image, "");
   await truncate(input.image, input.size);
   await makeExt4(input.image, {
-    label: "liken-state",
+    label: partitionLabel("state"),
     uuid: input.partUuid.toLowerCase(),
     fromDir: root,
     epoch: input.installedAt,

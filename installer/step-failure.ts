@@ -1,8 +1,9 @@
 // What an unexpected error inside an install step is reported as: the status reason and
 // what to do. Only a failed write is "safe to repeat" as it is; a missing tool or a denied
 // open will fail the same way again, and a vanished disk needs a person first.
+
+import type { InstallFailureReason } from "../formats/installer-status.ts";
 import { CommandError } from "../tools/exec.ts";
-import type { InstallFailureReason } from "./status.ts";
 
 export interface StepFailure {
   readonly reason: InstallFailureReason;

@@ -2,7 +2,7 @@
 // and the menu's progress screen show, and the status reason an unexpected error in each
 // one is reported with. The installer runs the steps installSteps() lists for its plan;
 // the menu lists the same before the install starts.
-import type { InstallFailureReason } from "./status.ts";
+import type { InstallFailureReason } from "../formats/installer-status.ts";
 
 export type InstallStep =
   | "preflight"

@@ -31,9 +31,3 @@ export const SELECTOR_KEYS = [...SELECTOR_PATTERN_KEYS, ...SELECTOR_SIZE_KEYS] a
 
 export const MACHINE_ROLES = ["leader", "follower"] as const;
 export const REBOOT_POLICIES = ["Automatic", "Manual"] as const;
-
-/** Partition names of the system partitions (`liken-<name>`), which storage roles must not take. */
-export const SYSTEM_PARTITION_NAMES = ["esp", "a", "b", "journal", "state"] as const;
-
-/** GPT labels hold 36 characters; "liken-" takes 6 of them. */
-export const STORAGE_ROLE_MAX_LENGTH = 30;

@@ -1,9 +1,14 @@
 // [[storage]]: the partitions for the cluster's data, each labelled liken-<role>.
 
 import { dnsLabelHint, isDnsLabel } from "../common/names.ts";
+import {
+  partitionLabel,
+  STORAGE_ROLE_MAX_LENGTH,
+  SYSTEM_PARTITION_NAMES,
+} from "../common/partition-labels.ts";
 import type { Check } from "./check.ts";
 import { readSize } from "./check-size.ts";
-import { STORAGE_KEYS, STORAGE_ROLE_MAX_LENGTH, SYSTEM_PARTITION_NAMES } from "./keys.ts";
+import { STORAGE_KEYS } from "./keys.ts";
 import { MINIMUMS } from "./size.ts";
 import { isTable, type TomlTable } from "./toml-values.ts";
 import type { StorageRole } from "./types.ts";
@@ -98,7 +103,7 @@ function readRoleName(
     ck.error(
       pos,
       `duplicate ${shown}`,
-      `the first is on line ${firstLine}; each role names one partition, liken-${role}`,
+      `the first is on line ${firstLine}; each role names one partition, ${partitionLabel(role)}`,
     );
     return undefined;
   }

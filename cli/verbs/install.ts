@@ -2,13 +2,13 @@
 import { readFile } from "node:fs/promises";
 import { oneLine, usageError } from "../../common/errors.ts";
 import { formatSizeShort } from "../../common/size.ts";
+import type { InstallerStatus } from "../../formats/installer-status.ts";
 import { inventoryDisks } from "../../hardware/disks/index.ts";
 import { renderDisks } from "../../hardware/disks/render.ts";
 import { releaseMissingDrivers } from "../../hardware/missing-drivers.ts";
 import { install } from "../../installer/install.ts";
 import { renderLayout } from "../../installer/plan/render.ts";
 import type { Layout } from "../../installer/plan/types.ts";
-import type { InstallerStatus } from "../../installer/status.ts";
 import { defaultStatusFile, STICK_STATUS_FILE } from "../../installer/status-file.ts";
 import { onLikenStick } from "../firmware-variables.ts";
 import { requireManifest } from "../load-manifest.ts";

@@ -5,6 +5,11 @@
 import { constants, type FileHandle, open } from "node:fs/promises";
 import TOML from "@iarna/toml";
 import { LikenError } from "../../common/errors.ts";
+import {
+  partitionLabel,
+  SYSTEM_LABELS,
+  type SystemPartitionName,
+} from "../../common/partition-labels.ts";
 import { MIB } from "../../common/size.ts";
 import { type Slot, slotDir } from "../../formats/boot-entries.ts";
 import {
@@ -15,15 +20,18 @@ import {
   summarizeClaim,
 } from "../../formats/claim.ts";
 import { judgeBackupGpt, judgeGpt } from "../../formats/gpt.ts";
-import { SYSTEM_LABELS } from "../../formats/gpt-types.ts";
+import { parseIdentity } from "../../formats/identity.ts";
+import { parseInstallerStatus } from "../../formats/installer-status.ts";
 import { readJournal } from "../../formats/journal-io.ts";
 import type { CrashRecord } from "../../formats/journal-records.ts";
-import { withCurrentSpellings } from "../../formats/old-spellings.ts";
+import { parseMachineStatus } from "../../formats/machine-status.ts";
+import { parseSpecDocument } from "../../formats/spec-document.ts";
+import { STATE_FILES } from "../../formats/state-partition.ts";
 import { hashRegion } from "../../formats/write-image.ts";
 import { discoverDisks } from "../../hardware/disks/discover.ts";
 import { inventoryDisks } from "../../hardware/disks/index.ts";
 import { type EspFiles, readEsp } from "./read-esp.ts";
-import { readState } from "./read-state.ts";
+import { readState, type StateFiles } from "./read-state.ts";
 import type {
   Document,
   InspectedClaim,
@@ -49,20 +57,16 @@ export async function inspectDisk(path: string): Promise<Inspection> {
       for (const label of SYSTEM_LABELS.filter((l) => !find(l)))
         problems.push(`partition-missing:${label}`);
     }
-    const esp = await readPart(find("liken-esp"), "esp", problems, (p) => readEsp(path, p.start));
-    const state = await readPart(find("liken-state"), "state", problems, (p) =>
+    const system = (name: SystemPartitionName) => find(partitionLabel(name));
+    const esp = await readPart(system("esp"), "esp", problems, (p) => readEsp(path, p.start));
+    const state = await readPart(system("state"), "state", problems, (p) =>
       readState(path, p.start),
     );
     const slots = {
-      a: await inspectSlot(handle, "a", find("liken-a"), esp, problems),
-      b: await inspectSlot(handle, "b", find("liken-b"), esp, problems),
+      a: await inspectSlot(handle, "a", system("a"), esp, problems),
+      b: await inspectSlot(handle, "b", system("b"), esp, problems),
     };
-    const { journal, crashes } = await inspectJournal(
-      handle,
-      find("liken-journal"),
-      claim,
-      problems,
-    );
+    const { journal, crashes } = await inspectJournal(handle, system("journal"), claim, problems);
     return {
       path,
       size: facts.size,
@@ -71,10 +75,7 @@ export async function inspectDisk(path: string): Promise<Inspection> {
       slots,
       entries: esp?.entries ?? null,
       loaderConf: esp?.loaderConf ?? null,
-      status: parse(state?.status, "status/status.json", readStatusDocument, problems),
-      installer: parse(state?.installer, "status/installer.json", readStatusDocument, problems),
-      identity: parse(state?.identity, "identity.json", JSON.parse, problems),
-      spec: parse(state?.spec, "spec.toml", TOML.parse, problems),
+      ...readDocuments(state, problems),
       journal,
       crashes,
       problems,
@@ -158,7 +159,7 @@ async function inspectSlot(
   problems: Problem[],
 ): Promise<InspectedSlot> {
   const file = `${slotDir(slot)}/release.toml`;
-  const release = parse(esp?.releases[slot], file, TOML.parse, problems);
+  const release = parse(esp?.releases[slot], file, tomlTable, problems);
   if (!release) return { version: null, hashMatches: null };
   const version = typeof release.version === "string" ? release.version : null;
   const rootfs = (release.files as Document | undefined)?.["rootfs.img"] as Document | undefined;
@@ -210,18 +211,32 @@ async function inspectJournal(
   };
 }
 
+// Each with the one reader formats/ has for it: the reader the installer and the agent use.
+function readDocuments(
+  state: StateFiles | undefined,
+  problems: Problem[],
+): Pick<Inspection, "status" | "installer" | "identity" | "spec"> {
+  const read = <T>(file: keyof StateFiles, parser: (text: string) => T | null) =>
+    parse(state?.[file], STATE_FILES[file], parser, problems);
+  return {
+    status: read("machineStatus", parseMachineStatus),
+    installer: read("installerStatus", parseInstallerStatus),
+    identity: read("identity", parseIdentity),
+    spec: read("spec", parseSpecDocument),
+  };
+}
+
 // A document that is there but does not parse is reported, not thrown: the rest still reads.
-function parse(
+function parse<T>(
   text: string | null | undefined,
   file: string,
-  parser: (text: string) => unknown,
+  parser: (text: string) => T | null,
   problems: Problem[],
-): Document | null {
+): T | null {
   if (text === null || text === undefined) return null;
   try {
     const value = parser(text);
-    if (typeof value === "object" && value !== null && !Array.isArray(value))
-      return value as Document;
+    if (value !== null) return value;
   } catch {
     // reported below
   }
@@ -229,10 +244,9 @@ function parse(
   return null;
 }
 
-// A status document written before the boot id was spelled `bootId` everywhere.
-function readStatusDocument(text: string): unknown {
-  const value: unknown = JSON.parse(text);
-  return typeof value === "object" && value !== null ? withCurrentSpellings(value) : value;
+// release.toml as the disk holds it: its two fields inspect uses are checked where used.
+function tomlTable(text: string): Document {
+  return TOML.parse(text) as Document;
 }
 
 async function readAt(

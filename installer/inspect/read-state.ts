@@ -1,16 +1,11 @@
-// The state partition's documents, read in place with debugfs (no mount, no root).
+// The state partition's documents as text, read in place with debugfs (no mount, no root).
+import { STATE_FILES } from "../../formats/state-partition.ts";
 import { readExt4File } from "../../tools/debugfs.ts";
-import { STATE_FILES } from "../state.ts";
 
-/** Where the installed machine's boot agent writes its status document (docs/rollback.md). */
-export const MACHINE_STATUS_FILE = "status/status.json";
-
-export interface StateFiles {
-  readonly identity: string | null;
-  readonly spec: string | null;
-  readonly installer: string | null;
-  readonly status: string | null;
-}
+/** Each of STATE_FILES' documents but the boot record; null when it is not there. */
+export type StateFiles = Readonly<
+  Record<Exclude<keyof typeof STATE_FILES, "bootRecord">, string | null>
+>;
 
 /** Reads the ext4 filesystem at byte `offset` of `disk`; throws when it cannot be read. */
 export async function readState(disk: string, offset: number): Promise<StateFiles> {
@@ -18,7 +13,7 @@ export async function readState(disk: string, offset: number): Promise<StateFile
   return {
     identity: await read(STATE_FILES.identity),
     spec: await read(STATE_FILES.spec),
-    installer: await read(STATE_FILES.installerStatus),
-    status: await read(MACHINE_STATUS_FILE),
+    installerStatus: await read(STATE_FILES.installerStatus),
+    machineStatus: await read(STATE_FILES.machineStatus),
   };
 }

@@ -3,7 +3,9 @@ import { formatSizeShort } from "../../common/size.ts";
 import { renderTable } from "../../common/table.ts";
 import { entryState } from "../../formats/entry-name.ts";
 import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
-import type { Document, InspectedEntry, InspectedSlot, Inspection } from "./types.ts";
+import type { InstallerStatus } from "../../formats/installer-status.ts";
+import type { MachineStatus } from "../../formats/machine-status.ts";
+import type { InspectedEntry, InspectedSlot, Inspection } from "./types.ts";
 
 export function renderInspection(i: Inspection): string {
   const out = [
@@ -77,14 +79,16 @@ function tries(e: InspectedEntry): string {
   return state === "blessed" ? "proven" : `${state}: ${e.triesLeft} left, ${e.triesDone} done`;
 }
 
-function phaseLine(d: Document): string {
+function phaseLine(d: InstallerStatus): string {
   const reason = text(d.reason, "");
   return `${text(d.phase)}${reason ? ` (${reason})` : ""}: ${text(d.message, "")}`;
 }
 
-function machineLine(d: Document): string {
-  const boot = typeof d.boot === "object" && d.boot !== null ? (d.boot as Document) : {};
-  return `${text(d.phase)}, version ${text(d.version)} slot ${text(d.slot)}${boot.trial === true ? " (trial)" : ""}, updated ${text(d.updatedAt)}`;
+function machineLine(d: MachineStatus): string {
+  // From the disk: `boot` may be missing or not an object.
+  const boot: unknown = d.boot;
+  const trial = typeof boot === "object" && boot !== null && "trial" in boot && boot.trial === true;
+  return `${text(d.phase)}, version ${text(d.version)} slot ${text(d.slot)}${trial ? " (trial)" : ""}, updated ${text(d.updatedAt)}`;
 }
 
 function crashLines(i: Inspection): string[] {

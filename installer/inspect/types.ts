@@ -2,10 +2,14 @@
 // section 2), and docs/inspect.md field by field. Absent or unreadable parts are null.
 
 import type { Slot } from "../../formats/boot-entries.ts";
+import type { Identity } from "../../formats/identity.ts";
+import type { InstallerStatus } from "../../formats/installer-status.ts";
 import type { CrashRecord } from "../../formats/journal-records.ts";
+import type { MachineStatus } from "../../formats/machine-status.ts";
+import type { SpecDocument } from "../../formats/spec-document.ts";
 import type { ClaimSummary } from "../../hardware/disks/types.ts";
 
-/** A JSON object read from the disk as it is: the installer and the boot agent own its shape. */
+/** release.toml as the ESP holds it, read field by field where inspect uses one. */
 export type Document = Readonly<Record<string, unknown>>;
 
 export interface InspectedClaim extends ClaimSummary {
@@ -67,13 +71,15 @@ export interface Inspection {
   /** Files in the ESP's loader/entries, by name; null when the ESP cannot be read. */
   readonly entries: readonly InspectedEntry[] | null;
   readonly loaderConf: string | null;
-  /** The machine's status/status.json (docs/design.md section 7); null before its first boot. */
-  readonly status: Document | null;
-  /** status/installer.json: the installer's status document. */
-  readonly installer: Document | null;
-  readonly identity: Document | null;
-  /** spec.toml, parsed. */
-  readonly spec: Document | null;
+  /**
+   * The state partition's documents (formats/state-partition.ts), each as its reader in
+   * formats/ reads it; a field of another release or a damaged file may be of another type.
+   * The machine's status: null before its first boot.
+   */
+  readonly status: MachineStatus | null;
+  readonly installer: InstallerStatus | null;
+  readonly identity: Identity | null;
+  readonly spec: SpecDocument | null;
   /** null when the disk has no liken-journal partition. */
   readonly journal: InspectedJournal | null;
   /**

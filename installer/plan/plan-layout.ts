@@ -2,6 +2,7 @@
 // the layout an install writes, or to the reason none can be made. No I/O, no clock, no
 // randomness (the install id comes in), so the same inputs always give the same layout and
 // an interrupted install resumes with exactly the table it started.
+import { partitionLabel } from "../../common/partition-labels.ts";
 import { formatSize, formatSizeShort, MIB } from "../../common/size.ts";
 import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
 import { partitionUuidFor, tableIdFor } from "../../formats/install-ids.ts";
@@ -165,11 +166,11 @@ function systemPartitionSizes(manifest: Manifest, slot: number): number[] {
 function systemDisk(system: Candidate, installId: string, sizes: readonly number[]): DiskBuilder {
   const builder = new DiskBuilder(system, "system", installId, 0);
   const contents: [PartitionContent, string][] = [
-    ["esp", "liken-esp"],
-    ["slot-a", "liken-a"],
-    ["slot-b", "liken-b"],
-    ["journal", "liken-journal"],
-    ["state", "liken-state"],
+    ["esp", partitionLabel("esp")],
+    ["slot-a", partitionLabel("a")],
+    ["slot-b", partitionLabel("b")],
+    ["journal", partitionLabel("journal")],
+    ["state", partitionLabel("state")],
   ];
   for (const [i, [content, label]] of contents.entries()) {
     builder.add(content, label, sizes[i] as number);
@@ -204,12 +205,12 @@ function placeRoles(
     const size = alignUp(role.size);
     const target = placeOn(size);
     if (!target) return { role: role.role, size };
-    target.add("storage", `liken-${role.role}`, size, role.role);
+    target.add("storage", partitionLabel(role.role), size, role.role);
   }
   if (rest) {
     const target = placeOn(MIN_ROLE_SIZE);
     if (!target) return { role: rest.role, size: MIN_ROLE_SIZE };
-    target.add("storage", `liken-${rest.role}`, target.free(), rest.role);
+    target.add("storage", partitionLabel(rest.role), target.free(), rest.role);
   }
   return undefined;
 }

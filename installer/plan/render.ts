@@ -1,4 +1,5 @@
 // `plan` for people: per disk, a table of partitions with offsets and sizes, and a bar.
+import { nameOfLabel, SYSTEM_LABELS } from "../../common/partition-labels.ts";
 import { formatSizeShort } from "../../common/size.ts";
 import { renderTable } from "../../common/table.ts";
 import type { Layout, LeftOutDisk, PlanFailure, PlannedDisk } from "./types.ts";
@@ -60,15 +61,11 @@ function legend(d: PlannedDisk): string {
   return [...parts, ...(d.free > 0 ? [`. free ${formatSizeShort(d.free)}`] : [])].join("  ");
 }
 
+// A system partition by its name's first letter in capitals (E A B J S), a storage role by
+// its role's first letter in small letters.
 function symbol(label: string): string {
-  const fixed: Record<string, string> = {
-    "liken-esp": "E",
-    "liken-a": "A",
-    "liken-b": "B",
-    "liken-journal": "J",
-    "liken-state": "S",
-  };
-  return fixed[label] ?? label.slice("liken-".length, "liken-".length + 1).toLowerCase();
+  const first = (nameOfLabel(label) ?? "").slice(0, 1);
+  return SYSTEM_LABELS.includes(label) ? first.toUpperCase() : first.toLowerCase();
 }
 
 function renderLeftOut(disks: readonly LeftOutDisk[]): string[] {

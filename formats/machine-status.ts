@@ -1,0 +1,94 @@
+// status/status.json on the state partition (and /run/liken/status.json): the installed
+// machine's status document (docs/design.md section 7), as agent/status.ts builds it at
+// every boot, and the one reader the next boot and `inspect` use.
+import type { Slot } from "./boot-entries.ts";
+import type { Rejection } from "./boot-record.ts";
+import type { CrashRecord } from "./journal-records.ts";
+import { withCurrentSpellings } from "./old-spellings.ts";
+import type { SecureBootState } from "./secure-boot-vars.ts";
+import { jsonDocumentText, jsonObjectIn } from "./state-partition.ts";
+
+export type MachinePhase = "Running" | "Rebooting" | "Failed";
+export type ConditionType =
+  | "Ready"
+  | "RejectedLastBoot"
+  | "RebootPending"
+  | "StagingRejected"
+  | "PortsReady"
+  | "ModuleParametersApplied";
+export type ConditionStatus = "True" | "False";
+
+export interface Condition {
+  readonly type: ConditionType;
+  readonly status: ConditionStatus;
+  readonly reason: string;
+  readonly message: string;
+  readonly lastTransitionTime: string;
+}
+
+/** One entry of status.modules. */
+export interface ModuleStatus {
+  readonly name: string;
+  readonly parameters: Readonly<Record<string, string>>;
+}
+
+export interface BootRoot {
+  readonly partUuid: string;
+  readonly verity: boolean;
+}
+
+export interface MachineStatus {
+  readonly apiVersion: "liken.dev/v1";
+  readonly kind: "MachineStatus";
+  readonly phase: MachinePhase;
+  readonly version: string;
+  readonly slot: Slot;
+  readonly conditions: readonly Condition[];
+  readonly boot: {
+    readonly slot: Slot;
+    readonly version: string;
+    /** This boot was a release's one trial. */
+    readonly trial: boolean;
+    readonly systemRejection: Rejection | null;
+    /** The slot partition the root was mounted from, and whether dm-verity checks its reads. */
+    readonly root: BootRoot;
+    /** The watchdog that armed this trial (the kernel's name for it); null when none did or no trial. */
+    readonly watchdog: string | null;
+    /** The firmware's Secure Boot state at this boot; null without UEFI variables. */
+    readonly secureBoot: SecureBootState | null;
+  };
+  readonly lastCrash: CrashRecord | null;
+  /** Each declared module's parameters as the kernel reads them back. */
+  readonly modules: readonly ModuleStatus[];
+  readonly updatedAt: string;
+  readonly bootId: string;
+}
+
+/**
+ * The document as the last boot wrote it; null when it is not JSON or not an object. An
+ * older release's spellings read as today's. The next status takes only its conditions
+ * (when each changed), so those are checked: one without its fields is dropped. The rest
+ * is as the disk holds it (a power loss, an older release, a person's edit), so a reader
+ * that shows it to people must not trust a field's type.
+ */
+export function parseMachineStatus(text: string): MachineStatus | null {
+  const value = jsonObjectIn(text);
+  if (!value) return null;
+  const conditions = Array.isArray(value.conditions)
+    ? value.conditions.filter((c: unknown) => {
+        const x = c as Record<string, unknown> | null;
+        return (
+          typeof x === "object" &&
+          x !== null &&
+          typeof x.type === "string" &&
+          typeof x.status === "string" &&
+          typeof x.lastTransitionTime === "string"
+        );
+      })
+    : [];
+  return { ...withCurrentSpellings(value), conditions } as unknown as MachineStatus;
+}
+
+export function machineStatusText(status: MachineStatus): string {
+  return jsonDocumentText(status);
+}
