@@ -33,7 +33,7 @@ export function watchdogOptions(): string {
 }
 
 /** say (a line on the screen and the first serial port) and hold: both of a release's inits. */
-export const CONSOLE_FUNCTIONS = `say() {
+export const RELEASE_SAY_AND_HOLD = `say() {
   for c in /dev/tty0 /dev/ttyS0; do [ -c "$c" ] && echo "$*" > "$c" 2>/dev/null; done
 }
 
@@ -63,7 +63,7 @@ mkdir -p /run/liken
 echo /bin/modprobe > /proc/sys/kernel/modprobe
 version=${version}
 
-${CONSOLE_FUNCTIONS}
+${RELEASE_SAY_AND_HOLD}
 # Into the kernel's log at debug level: not on the console twice, but in a crash record.
 klog() {
   echo "<7>$*" > /dev/kmsg 2>/dev/null

@@ -13,7 +13,7 @@ import type { ReleaseFault } from "./faults.ts";
 export const AGENT_BUNDLE = "/usr/lib/liken/agent.cjs";
 export const AGENT_START = "/usr/lib/liken/start.cjs";
 
-import { CONSOLE_FUNCTIONS } from "./init-script.ts";
+import { RELEASE_SAY_AND_HOLD } from "./init-script.ts";
 
 export function rootInit(fault: ReleaseFault | null): string {
   return `#!/bin/busybox sh
@@ -26,7 +26,7 @@ mount -t tmpfs -o mode=1777 tmpfs /tmp
 echo /run/bin/modprobe > /proc/sys/kernel/modprobe
 modprobe -qa ext4 crc32c_generic 2>/dev/null &
 
-${CONSOLE_FUNCTIONS}${faultLines(fault)}
+${RELEASE_SAY_AND_HOLD}${faultLines(fault)}
 node ${AGENT_START}
 rc=$?
 [ "$rc" -eq 0 ] && while :; do sleep 3600; done

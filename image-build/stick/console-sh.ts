@@ -2,7 +2,7 @@
 // every console the kernel writes to (its console= words: "tty0 ttyS0"), so a screen-only
 // and a serial-only machine both show what the stick says; `hold` says why and what to do,
 // leaves a shell on the screen and the serial port, and never returns (PID 1 must not end).
-export const CONSOLE_FUNCTIONS = `CONSOLES=
+export const STICK_SAY_AND_HOLD = `CONSOLES=
 # shellcheck disable=SC2013 # the file is one line of words (tty0 ttyS0), split on purpose
 for c in $(cat /sys/class/tty/console/active 2>/dev/null); do
   [ -c "/dev/$c" ] && CONSOLES="$CONSOLES /dev/$c"

@@ -8,7 +8,7 @@
 // checked as they are read, and the installer checks the release's files against its
 // release.toml before it writes a byte.
 import { type ReadAhead, readAheadSh, warmStartSh } from "../node-read-ahead.ts";
-import { CONSOLE_FUNCTIONS } from "./console-sh.ts";
+import { STICK_SAY_AND_HOLD } from "./console-sh.ts";
 import { findPayloadSh, type StickMedium } from "./medium-sh.ts";
 
 export interface StickInitrdInit {
@@ -69,7 +69,7 @@ mount -t tmpfs -o mode=0755 tmpfs /run
 echo /bin/modprobe > /proc/sys/kernel/modprobe
 echo 1 > /proc/sys/kernel/printk 2>/dev/null
 
-${CONSOLE_FUNCTIONS}
+${STICK_SAY_AND_HOLD}
 
 # The host controllers load beside the storage drivers, so that the drive enumerates while
 # they load (a module's load is CPU work, a tenth of a second under emulation, and the other

@@ -8,7 +8,7 @@ import { dirname } from "node:path";
 import { STICK_DRIVERS_LOADING } from "../../formats/boot-interface.ts";
 import { codeCacheFile } from "../code-cache.ts";
 import { MODALIASES_SH } from "../modaliases-sh.ts";
-import { CONSOLE_FUNCTIONS } from "./console-sh.ts";
+import { STICK_SAY_AND_HOLD } from "./console-sh.ts";
 import { MEDIUM_FILE } from "./initrd-init.ts";
 
 /** The command's bundle in the stick's root, and the file that starts it with its code cache. */
@@ -34,7 +34,7 @@ export PATH=/usr/sbin:/usr/bin:/sbin:/bin:/run/bin HOME=/root LANG=C.UTF-8 TMPDI
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=0700 tmpfs /root
 
-${CONSOLE_FUNCTIONS}
+${STICK_SAY_AND_HOLD}
 
 INSTALL='' THEN=poweroff WIPE='' DISKS='' SHELL_ONLY='' REPORT=''
 # The record of what this stick installed lives on its payload; an ISO or the network cannot
