@@ -52,7 +52,7 @@ import {
 } from "./machine.ts";
 import { loadDeclaredModules, loadDrivers, nameNics, waitForPorts } from "./network.ts";
 import { portsCondition } from "./ports.ts";
-import { staging } from "./staging-step.ts";
+import { type Staged, staging } from "./staging-step.ts";
 import {
   ESP,
   readIdentity,
@@ -114,101 +114,33 @@ interface Boot {
 async function main(): Promise<number> {
   // pstore, the ESP and the state partition mount side by side (each mount is a process).
   const pstoreMounted = mountPstore();
-  const release = JSON.parse(await readFile(RELEASE_FILE, "utf8")) as { version: string };
-  const boot = await identify(release.version);
-  const { id, version, slot, trial } = boot;
-  let watchdog: Watchdog | undefined;
-  if (trial) watchdog = await beginTrial(boot);
+  const boot = await identify(await releaseVersion());
+  const watchdog = boot.trial ? await beginTrial(boot) : undefined;
   const initramfsFailure = await takeInitramfsFailure();
-
-  const stateError = await boot.stateMount;
-  if (stateError)
-    step(`the state partition ${boot.state.device} does not mount: ${firstLine(stateError)}`);
-  const stateMounted = stateError === null;
-  if (!stateMounted && !trial)
-    throw new LikenError({
-      kind: "refused",
-      what: `the state partition ${boot.state.device} does not mount`,
-      hint: `read the disk with liken-stick inspect, then ${REINSTALL}`,
-      reason: BOOT_HELD,
-    });
-
+  const stateMounted = await stateMountedOrHold(boot);
   const identity = await readIdentity();
   // Declared modules first, before any driver loads by device; the port wait runs beside
   // the steps below and is awaited before a status is written.
   const drivers = loadNetworkDrivers(identity);
-  const network = bringUpPorts(identity, drivers).catch((error: Error): BootNetwork => {
-    const failed = {
-      status: "False" as const,
-      reason: "BootAgentError",
-      message: `the boot agent could not bring up modules and ports: ${firstLine(error)}`,
-    };
-    step(failed.message);
-    return { modules: [], modulesApplied: failed, portsReady: failed };
-  });
+  const network = bringUpPorts(identity, drivers).catch(networkFailed);
 
   // 1. Crash records.
   const crashes = await collectCrashes(boot.journal, identity.installId, pstoreMounted);
-  const base = {
-    now: now(),
-    bootId: id,
-    slot,
-    version,
-    trial,
-    previous: await readPreviousStatus(),
-    lastCrash: crashes.newest,
-    root: rootOf(boot),
-    watchdog: watchdog?.identity ?? null,
-    secureBoot: (await readSecureBoot())?.state ?? null,
-  };
-  const networked = async () => ({ ...base, network: await network });
+  const base = await statusFacts(boot, crashes.newest, watchdog);
+  const networked = async (): Promise<BootFacts> => ({ ...base, network: await network });
   let record = (await readRecord()) ?? EMPTY_RECORD;
-
-  if (trial) {
+  if (boot.trial) {
     // 2. The trial's health checks: bless, or reject and reset.
     const assessed = await assessTrial(boot, record, stateMounted);
-    if (!assessed.healthy) {
-      await writeStatus(
-        machineStatus({
-          ...(await networked()),
-          phase: "Failed",
-          notReady: { reason: "HealthCheckFailed", message: assessed.message },
-          rejection: assessed.record.rejection,
-        }),
-        stateMounted,
-      );
-      step(`trial of ${version} failed: ${assessed.message}`);
-      step(
-        `the machine returns to slot ${otherSlot(slot)}: resetting in ${FAILED_TRIAL_HOLD_MS / 1000} s`,
-      );
-      await sleep(FAILED_TRIAL_HOLD_MS);
-      await rebootCleanly();
-      return HOLD;
-    }
+    if (!assessed.healthy) return failTrial(boot, assessed, await networked(), stateMounted);
     record = assessed.record;
   } else {
     // 3. A rejected trial's bookkeeping.
     record = await recordRejection(boot, record, crashes.all, initramfsFailure);
   }
 
-  // 4. Staging. The NICs are named and every device has its driver before staging judges
-  // the new release's; the disks those drivers brought (a storage role behind a RAID
-  // controller, a disk the initramfs left to them) are read then.
-  const driven = await drivers.then(
-    () => true,
-    () => false,
-  );
-  const all = await partitions(boot.partitions);
-  const staged = await staging({
-    slot,
-    version,
-    record,
-    esp: ESP,
-    partUuids: boot.partUuids,
-    slots: boot.slots,
-    ...stagingDisks(all, boot.bootDisk),
-    ports: driven ? identity.ports : [],
-  });
+  // 4. Staging, then a reboot into the staged release when it need not wait.
+  const staged = await stageSpecRelease(boot, record, identity, drivers);
   const statusInput: StatusInput = {
     ...(await networked()),
     now: now(),
@@ -216,32 +148,173 @@ async function main(): Promise<number> {
     rejection: record.rejection,
     ...staged.status,
   };
-  if (staged.reboot && (staged.rebootNow || identity.rebootPolicy === "Automatic")) {
-    await writeStatus(machineStatus({ ...statusInput, phase: "Rebooting" }), true);
-    watchdog?.disarm();
-    step(
-      `rebooting into ${staged.reboot.version} (slot ${staged.reboot.slot}) for its one trial boot`,
-    );
-    await rebootCleanly();
-    return HOLD;
-  }
-
-  if (staged.reboot)
-    step(
-      `${staged.reboot.version} is staged in slot ${staged.reboot.slot} and boots once as a trial at the next reboot (reboot_policy Manual)`,
-    );
+  if (staged.reboot && (staged.rebootNow || identity.rebootPolicy === "Automatic"))
+    return rebootIntoStaged(statusInput, staged.reboot, watchdog);
 
   // 5. The status document.
+  await writeRunningStatus(statusInput, staged.reboot);
+  return completeBoot(boot, watchdog);
+}
+
+async function releaseVersion(): Promise<string> {
+  const release = JSON.parse(await readFile(RELEASE_FILE, "utf8")) as { version: string };
+  return release.version;
+}
+
+// A state partition that does not mount holds a proven boot; a trial goes on, and its checks
+// fail it.
+async function stateMountedOrHold(boot: Boot): Promise<boolean> {
+  const stateError = await boot.stateMount;
+  if (stateError)
+    step(`the state partition ${boot.state.device} does not mount: ${firstLine(stateError)}`);
+  const stateMounted = stateError === null;
+  if (!stateMounted && !boot.trial)
+    throw new LikenError({
+      kind: "refused",
+      what: `the state partition ${boot.state.device} does not mount`,
+      hint: `read the disk with liken-stick inspect, then ${REINSTALL}`,
+      reason: BOOT_HELD,
+    });
+  return stateMounted;
+}
+
+// The modules and ports could not be brought up: the boot goes on, and the status says why.
+function networkFailed(error: Error): BootNetwork {
+  const failed = {
+    status: "False" as const,
+    reason: "BootAgentError",
+    message: `the boot agent could not bring up modules and ports: ${firstLine(error)}`,
+  };
+  step(failed.message);
+  return { modules: [], modulesApplied: failed, portsReady: failed };
+}
+
+/** What every status document of this boot says of the boot, whatever its outcome. */
+type BootFacts = Pick<
+  StatusInput,
+  | "now"
+  | "bootId"
+  | "slot"
+  | "version"
+  | "trial"
+  | "previous"
+  | "lastCrash"
+  | "root"
+  | "watchdog"
+  | "secureBoot"
+  | "network"
+>;
+
+async function statusFacts(
+  boot: Boot,
+  lastCrash: CrashRecord | null,
+  watchdog: Watchdog | undefined,
+): Promise<Omit<BootFacts, "network">> {
+  return {
+    now: now(),
+    bootId: boot.id,
+    slot: boot.slot,
+    version: boot.version,
+    trial: boot.trial,
+    previous: await readPreviousStatus(),
+    lastCrash,
+    root: rootOf(boot),
+    watchdog: watchdog?.identity ?? null,
+    secureBoot: (await readSecureBoot())?.state ?? null,
+  };
+}
+
+// Step 2's unhealthy end: the status says Failed, the reason stays on the console, and the
+// machine resets into the other slot.
+async function failTrial(
+  boot: Boot,
+  assessed: Extract<Assessed, { healthy: false }>,
+  facts: BootFacts,
+  stateMounted: boolean,
+): Promise<number> {
   await writeStatus(
-    machineStatus(staged.reboot ? { ...statusInput, rebootPending: staged.reboot } : statusInput),
+    machineStatus({
+      ...facts,
+      phase: "Failed",
+      notReady: { reason: "HealthCheckFailed", message: assessed.message },
+      rejection: assessed.record.rejection,
+    }),
+    stateMounted,
+  );
+  step(`trial of ${boot.version} failed: ${assessed.message}`);
+  step(
+    `the machine returns to slot ${otherSlot(boot.slot)}: resetting in ${FAILED_TRIAL_HOLD_MS / 1000} s`,
+  );
+  await sleep(FAILED_TRIAL_HOLD_MS);
+  await rebootCleanly();
+  return HOLD;
+}
+
+// Step 4. The NICs are named and every device has its driver before staging judges the new
+// release's; the disks those drivers brought (a storage role behind a RAID controller, a
+// disk the initramfs left to them) are read then.
+async function stageSpecRelease(
+  boot: Boot,
+  record: BootRecord,
+  identity: BootIdentity,
+  drivers: ReturnType<typeof loadNetworkDrivers>,
+): Promise<Staged> {
+  const driven = await drivers.then(
+    () => true,
+    // Why the drivers failed is the status's (networkFailed); staging judges no port then.
+    () => false,
+  );
+  const all = await partitions(boot.partitions);
+  return staging({
+    slot: boot.slot,
+    version: boot.version,
+    record,
+    esp: ESP,
+    partUuids: boot.partUuids,
+    slots: boot.slots,
+    ...stagingDisks(all, boot.bootDisk),
+    ports: driven ? identity.ports : [],
+  });
+}
+
+// A staged release that need not wait for a person: its trial boots now.
+async function rebootIntoStaged(
+  statusInput: StatusInput,
+  reboot: NonNullable<Staged["reboot"]>,
+  watchdog: Watchdog | undefined,
+): Promise<number> {
+  await writeStatus(machineStatus({ ...statusInput, phase: "Rebooting" }), true);
+  watchdog?.disarm();
+  step(`rebooting into ${reboot.version} (slot ${reboot.slot}) for its one trial boot`);
+  await rebootCleanly();
+  return HOLD;
+}
+
+// Step 5: the machine runs; a staged release waits for the next reboot.
+async function writeRunningStatus(
+  statusInput: StatusInput,
+  reboot: Staged["reboot"],
+): Promise<void> {
+  if (reboot)
+    step(
+      `${reboot.version} is staged in slot ${reboot.slot} and boots once as a trial at the next reboot (reboot_policy Manual)`,
+    );
+  await writeStatus(
+    machineStatus(reboot ? { ...statusInput, rebootPending: reboot } : statusInput),
     true,
   );
+}
+
+// The boot is complete: the watchdog stops, the trial's mark goes, the partitions are
+// written out, and the console says the release is up.
+async function completeBoot(boot: Boot, watchdog: Watchdog | undefined): Promise<number> {
   watchdog?.disarm();
+  // No mark is no trial to end: nothing to remove.
   await unlink(TRIAL_MARK).catch(() => undefined);
   // One umount for both (a program is a tenth of a second under emulation); an unmount
   // writes its filesystem out, so sync(1) runs only when one stayed mounted.
   await umount(STATE, ESP).catch(() => syncAll());
-  say(`liken ${version} slot ${slot} up`);
+  say(`liken ${boot.version} slot ${boot.slot} up`);
   return 0;
 }
 
