@@ -4,15 +4,14 @@
 // failures, so each call here has a deadline, and a tool that is not on PATH is reported
 // as missing rather than read as "no data" (research/hwreport-tui.md section 1).
 // systeminformation is loaded only then: its 600 KB cost the stick's report a second.
-import { accessSync, constants, readFileSync, statSync } from "node:fs";
+import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import { orNull } from "../common/or-null.ts";
 import {
   readSecureBoot,
   type SecureBootFacts,
   type SecureBootState,
 } from "../hardware/secure-boot.ts";
-import { smbiosValue } from "../hardware/smbios-value.ts";
+import { readSmbios, SMBIOS_DIR, type SmbiosFields, smbiosValue } from "../hardware/smbios.ts";
 import { readCpu, readMemory } from "./cpu.ts";
 import type { CpuReport, MemoryReport, Problem, SystemReport } from "./types.ts";
 
@@ -99,37 +98,6 @@ function sectionFailed(section: string, why: string): Problem {
   };
 }
 
-/** The SMBIOS fields the report shows, as the kernel exports them (serial and UUID: root only). */
-const DMI_FIELDS = [
-  "sys_vendor",
-  "product_name",
-  "product_serial",
-  "product_uuid",
-  "board_vendor",
-  "board_name",
-  "board_serial",
-  "bios_vendor",
-  "bios_version",
-  "bios_date",
-] as const;
-type Dmi = Record<(typeof DMI_FIELDS)[number], string | undefined>;
-
-/**
- * /sys/class/dmi/id, the kernel's copy of the SMBIOS tables: what dmidecode would print for
- * the system, baseboard and firmware, without a process (under emulation each one costs a
- * second). Null where there is none (no SMBIOS).
- */
-export async function readDmi(root = "/"): Promise<Dmi | null> {
-  const dir = join(root, "sys/class/dmi/id");
-  if (statSync(dir, { throwIfNoEntry: false }) === undefined) return null;
-  // Synchronous: sysfs answers from memory, and through the thread pool each read cost a
-  // millisecond under emulation.
-  const values = DMI_FIELDS.map(
-    (f) => orNull(() => readFileSync(join(dir, f), "utf8"))?.trim() ?? undefined,
-  );
-  return Object.fromEntries(DMI_FIELDS.map((f, i) => [f, values[i]])) as Dmi;
-}
-
 /** SMBIOS writes the firmware's date MM/DD/YYYY; the report, as systeminformation, YYYY-MM-DD. */
 function isoDate(date: string | undefined): string | undefined {
   const m = date ? /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(date) : null;
@@ -137,13 +105,17 @@ function isoDate(date: string | undefined): string | undefined {
 }
 
 // systeminformation's answer, or what sysfs already gave without a process.
-function fromDmi<T>(dmi: Dmi | null, make: (d: Dmi) => T, read: () => Promise<T>): Promise<T> {
+function fromDmi<T>(
+  dmi: SmbiosFields | null,
+  make: (d: SmbiosFields) => T,
+  read: () => Promise<T>,
+): Promise<T> {
   return dmi ? Promise.resolve(make(dmi)) : read();
 }
 
 /** System, CPU, memory and firmware, each call bounded by `timeoutMs`. */
 export async function readInventory(root = "/", timeoutMs = 3000): Promise<Inventory> {
-  const dmi = await readDmi(root);
+  const dmi = readSmbios(join(root, SMBIOS_DIR));
   const [system, bios, baseboard, cpu, mem, firmware, tools] = await Promise.all([
     withDeadline(
       fromDmi(

@@ -25,3 +25,19 @@ it("reads vendor, model and serial, and says unknown for what is missing or empt
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+it("says unknown for a placeholder the firmware left, as the hardware report leaves it out", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "liken-dmi-"));
+  try {
+    await writeFile(join(dir, "sys_vendor"), "To be filled by O.E.M.\n");
+    await writeFile(join(dir, "product_name"), "Default string\n");
+    await writeFile(join(dir, "product_serial"), "System Serial Number\n");
+    expect(await readIdentity(dir)).toEqual({
+      vendor: "unknown",
+      model: "unknown",
+      serial: "unknown",
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
