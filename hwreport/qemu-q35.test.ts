@@ -3,7 +3,8 @@
 // virtio-blk, an NVMe and an AHCI disk, the stick as USB storage behind xHCI, a virtio-net
 // and an e1000e port. The NVMe disk sits behind a PCIe root port, whose pcieport driver is
 // built into Debian's kernel; every other driver of these chains is a module there. The
-// releases' boot-modules.json are those of real builds, one made --without-module nvme.
+// releases' boot-modules.json are those of real builds, one built without nvme
+// (testing/release-variant.ts).
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";

@@ -8,21 +8,22 @@ import { repoRoot } from "../common/repo-root.ts";
 import { buildEpoch } from "../image-build/epoch.ts";
 import { defaultCacheDir } from "../image-build/inputs/index.ts";
 import { buildNetboot } from "../image-build/netboot/build-netboot.ts";
-import { buildRelease, type ReleaseOptions } from "../image-build/release/build-release.ts";
+import { buildRelease } from "../image-build/release/build-release.ts";
 import { readKeys } from "../image-build/secure-boot/keys.ts";
 import { buildStick } from "../image-build/stick/build-stick.ts";
 import { type Manifest, parseManifest, type SecureBootSettings } from "../manifest/index.ts";
+import { type ReleaseKnobs, releaseVariant } from "./release-variant.ts";
 
 // Everything whose change changes a build's bytes: the code (the stick bundles the whole
-// app: every top-level folder but these) and the lock files. A list of the folders that
+// app, and a test release takes its variant from testing/: every top-level folder but
+// these) and the lock files. A list of the folders that
 // are in, kept by hand, missed formats/ and hardware/ once, and sticks went stale.
 const NOT_SOURCES = new Set(["bench", "bin", "dist", "docs", "examples", "node_modules", "test"]);
 const SOURCE_FILES = ["package-lock.json"];
 
-export type ReleaseRecipe = Pick<
-  ReleaseOptions,
-  "version" | "withoutModules" | "fault" | "noiseMiB"
-> & {
+/** A release: its version and the test knobs it is built with (testing/release-variant.ts). */
+export type ReleaseRecipe = ReleaseKnobs & {
+  readonly version: string;
   /** A key folder (liken-stick keys): a release signed for Secure Boot. */
   readonly signKeys?: string;
 };
@@ -34,7 +35,8 @@ export async function cachedRelease(recipe: ReleaseRecipe, progress?: Progress):
   const key = { ...unsigned, keys: signKeys ? await keysHash(signKeys) : null };
   return cached("release", key, async (out, workDir) => {
     await buildRelease({
-      ...unsigned,
+      version: recipe.version,
+      variant: releaseVariant(recipe.version, unsigned),
       ...(keys ? { sign: keys } : {}),
       ...(progress ? { progress } : {}),
       out,

@@ -3,7 +3,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { usageError } from "../../common/errors.ts";
-import { RELEASE_FAULTS as FAULTS } from "../../image-build/release/faults.ts";
 import { requireOutFolder } from "../out-folder.ts";
 import { verbProgress } from "../progress.ts";
 import type { Verb } from "../verb.ts";
@@ -27,14 +26,7 @@ on: liken.efi, a unified kernel image holding the kernel, the initramfs and the
 command line with the root's verity hash, and systemd-bootx64.efi are signed
 with DIR's db key; the installer copies them unchanged and the boot entries
 start liken.efi, so nothing on the disk changes what boots without breaking
-the signature.
-
-For tests: --without-module leaves a module (and what needs it) out of the boot
-path; --fault makes the release fail on purpose: health (a health check fails),
-panic (the kernel crashes during the health checks), hang (the root stops before
-the watchdog is pinged), root (the root's init exits), verity (one byte of the
-root changed after its hash tree was made), signature (with --sign: one byte of
-liken.efi's command line changed after it was signed, so the firmware refuses it).`,
+the signature.`,
   options: [
     {
       name: "version",
@@ -44,41 +36,19 @@ liken.efi's command line changed after it was signed, so the firmware refuses it
     },
     { name: "out", type: "string", value: "DIR", summary: "where to write the release (required)" },
     {
-      name: "without-module",
-      type: "string",
-      multiple: true,
-      value: "NAME",
-      summary: "leave a module out of the boot path (repeatable)",
-    },
-    {
       name: "sign",
       type: "string",
       value: "DIR",
       summary: "sign for Secure Boot with the keys in DIR (liken-stick keys)",
     },
-    {
-      name: "fault",
-      type: "string",
-      value: "KIND",
-      summary: "health, panic, hang, root, verity or signature: a release that fails on purpose",
-    },
   ],
   async run(args, io) {
-    const { version, out, fault, sign } = args.options;
+    const { version, out, sign } = args.options;
     if (typeof version !== "string")
       throw usageError("missing --version V", "see liken-stick release --help");
     if (typeof out !== "string")
       throw usageError("missing --out DIR", "see liken-stick release --help");
-    if (fault !== undefined && !FAULTS.includes(fault as (typeof FAULTS)[number])) {
-      throw usageError(
-        `--fault ${String(fault)} is not a fault`,
-        `use one of: ${FAULTS.join(", ")}`,
-      );
-    }
-    if (fault === "signature" && typeof sign !== "string")
-      throw usageError("--fault signature needs --sign DIR", "add the keys to sign with");
     await requireOutFolder(out, "release");
-    const without = (args.options["without-module"] as string[] | undefined) ?? [];
     const keys =
       typeof sign === "string"
         ? await (await import("../../image-build/secure-boot/keys.ts")).readKeys(sign)
@@ -91,9 +61,7 @@ liken.efi's command line changed after it was signed, so the firmware refuses it
       await buildRelease({
         version,
         out,
-        withoutModules: without,
         ...(keys ? { sign: keys } : {}),
-        ...(fault ? { fault: fault as (typeof FAULTS)[number] } : {}),
         epoch: buildEpoch(),
         workDir,
         progress,

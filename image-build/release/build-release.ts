@@ -3,13 +3,11 @@
 // dm-verity and switch_roots into it; the root filesystem image (erofs with its verity hash
 // tree) holding the boot agent, Node.js, the root's init and health checks, and the NIC
 // drivers with their firmware;
-// systemd-boot, boot-modules.json and release.toml. Test releases take fault knobs and can
-// leave modules out.
-import { createCipheriv, createHash } from "node:crypto";
-import { chmod, copyFile, mkdir, open, readFile, rm, symlink, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+// systemd-boot, boot-modules.json and release.toml. A test release is built as a variant
+// (variant.ts), applied at named points of the same path.
+import { chmod, copyFile, mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { NO_PROGRESS, numberedSteps, type Progress } from "../../common/progress.ts";
-import { MIB } from "../../common/size.ts";
 import { signedKernelOptions } from "../../formats/boot-entries.ts";
 import { RELEASE_UKI, type Verity } from "../../formats/release.ts";
 import { writeReleaseToml } from "../../formats/release-toml.ts";
@@ -32,10 +30,10 @@ import type { KeySet } from "../secure-boot/keys.ts";
 import { signedBootFiles } from "../secure-boot/uki.ts";
 import { requireUnpackedInputs, type UnpackedInputs } from "../unpacked.ts";
 import { appendVerityTree } from "../verity-image.ts";
-import type { ReleaseFault } from "./faults.ts";
 import { releaseInit, watchdogOptions } from "./init-script.ts";
 import { AGENT_BUNDLE, AGENT_START, rootInit } from "./root-init.ts";
 import { installRootModules, moduleFirmware } from "./root-modules.ts";
+import { AS_RELEASED, type ReleaseVariant, type RootFile } from "./variant.ts";
 
 /** The disk drivers /init loads at once before it looks for the slot. */
 const STORAGE_MODULES = ["virtio_pci", "virtio_blk", "virtio_scsi", "nvme", "ahci", "sd_mod"];
@@ -102,10 +100,8 @@ const INITRAMFS_TOOLS = ["sbin/blkid", "sbin/dmsetup"];
 export interface ReleaseOptions {
   readonly version: string;
   readonly out: string;
-  readonly withoutModules?: readonly string[];
-  readonly fault?: ReleaseFault;
-  /** MiB of deterministic noise in the root filesystem: a release whose slot write takes a while (the power-loss test). */
-  readonly noiseMiB?: number;
+  /** A test release's differences (testing/release-variant.ts); AS_RELEASED by default. */
+  readonly variant?: ReleaseVariant;
   /** Sign with this key set's db: liken.efi (a unified kernel image) and systemd-boot. */
   readonly sign?: KeySet;
   /** Every timestamp in the outputs (SOURCE_DATE_EPOCH). */
@@ -135,7 +131,7 @@ export async function buildRelease(o: ReleaseOptions): Promise<void> {
   );
   await mkdir(join(tree, "etc/modprobe.d"), { recursive: true });
   await writeFile(join(tree, "etc/modprobe.d/liken-watchdog.conf"), watchdogOptions());
-  const modules = await installModules(inputs, tree, RELEASE_MODULES, o.withoutModules ?? []);
+  const modules = await installModules(inputs, tree, RELEASE_MODULES, variantOf(o).withoutModules);
   const firmware = await moduleFirmware(inputs, tree, modules, false);
   await buildInitramfs(tree, join(o.out, "initrd.img"), o.epoch, join(o.workDir, "initrd.cpio"), {
     // zstd's slowest level: the servers' storage drivers cost the initramfs 35 % at level 9
@@ -158,12 +154,7 @@ export async function buildRelease(o: ReleaseOptions): Promise<void> {
       o.sign.signers.db,
     );
     await writeFile(join(o.out, "systemd-bootx64.efi"), loader);
-    // One byte of the signed command line changed (panic=10 becomes panic=11): the firmware's
-    // check of every byte fails, while the signer is still the cluster's db key.
-    if (o.fault === "signature") {
-      const at = signed.indexOf("panic=10\0");
-      signed.write("1", at + "panic=1".length, "latin1");
-    }
+    variantOf(o).afterSigning(signed);
     await writeFile(join(o.out, RELEASE_UKI), signed);
   } else {
     await copyFile(inputs.systemdBoot, join(o.out, "systemd-bootx64.efi"));
@@ -200,7 +191,7 @@ async function buildRootfs(
   await mkdir(join(tree, "usr/lib/liken/health.d"), { recursive: true });
   await mkdir(join(tree, "usr/bin"), { recursive: true });
   await copyFile(inputs.busybox, join(tree, "bin", "busybox"));
-  await writeFile(join(tree, "sbin/init"), rootInit(o.fault ?? null), { mode: 0o755 });
+  await writeFile(join(tree, "sbin/init"), rootInit(variantOf(o)), { mode: 0o755 });
   const node = await requireNodeBinary();
   await copyFile(node, join(tree, "usr/bin/node"));
   await chmod(join(tree, "usr/bin/node"), 0o755);
@@ -218,32 +209,29 @@ async function buildRootfs(
     join(tree, "etc/liken/release.json"),
     `${JSON.stringify({ version: o.version })}\n`,
   );
-  for (const [name, text] of healthChecks(o.fault ?? null))
+  for (const [name, text] of healthChecks())
     await writeFile(join(tree, "usr/lib/liken/health.d", name), text, { mode: 0o755 });
   await writeFile(join(tree, "usr/lib/os-release"), osRelease(o.version));
   await writeFile(join(tree, "etc/os-release"), osRelease(o.version));
   await writeFile(join(tree, "usr/lib/liken/version"), `${o.version}\n`);
-  const modules = await installRootModules(inputs, tree, o.withoutModules ?? []);
+  const modules = await installRootModules(inputs, tree, variantOf(o).withoutModules);
   // The kernel asks for modules itself (libphy for a NIC's PHY driver: r8169 fails without
   // realtek) by running /proc/sys/kernel/modprobe, which the initramfs set to /bin/modprobe
   // (the kernel's own default is /sbin/modprobe): both are busybox in the root too.
   for (const path of ["bin/modprobe", "sbin/modprobe"])
     await symlink("/bin/busybox", join(tree, path));
   const firmware = await moduleFirmware(inputs, tree, modules, true);
-  if (o.noiseMiB)
-    await writeFile(join(tree, "usr/lib/liken/noise.bin"), noise(o.version, o.noiseMiB));
+  await addRootFiles(tree, variantOf(o).rootFiles);
   const image = join(o.out, "rootfs.img");
   await rm(image, { force: true });
   step("compressing the root into rootfs.img (erofs), with its dm-verity hash tree");
   await makeErofs(image, tree, {
     epoch: o.epoch,
     uuid: versionUuid(o.version),
-    compress: o.noiseMiB ? "lz4" : "lz4hc",
+    compress: variantOf(o).compress,
   });
   const verity = await appendVerityTree(image);
-  // One changed byte in the first data block, after its hash went into the tree: the
-  // installer's and the staging's sha256 of rootfs.img hold, dm-verity refuses the block.
-  if (o.fault === "verity") await flipByte(image, 0);
+  await variantOf(o).afterHashTree(image);
   return { verity, modules, firmware };
 }
 
@@ -259,39 +247,24 @@ function osRelease(version: string): string {
 
 // The test release's health checks (docs/rollback.md, What a release's root does): each
 // executable in health.d exits 0 when healthy; its last line of output says why not.
-export function healthChecks(fault: ReleaseFault | null): [string, string][] {
-  const checks: [string, string][] = [
+export function healthChecks(): [string, string][] {
+  return [
     [
       "10-os-release",
       "#!/bin/busybox sh\ngrep -q '^ID=liken$' /usr/lib/os-release || { echo 'the root has no liken os-release'; exit 1; }\n",
     ],
   ];
-  if (fault === "health")
-    checks.push([
-      "50-fault",
-      '#!/bin/busybox sh\necho "the release\'s own check failed (a test release built with --fault health)"\nexit 1\n',
-    ]);
-  if (fault === "panic")
-    checks.push(["50-fault", "#!/bin/busybox sh\necho c > /proc/sysrq-trigger\n"]);
-  return checks;
 }
 
-async function flipByte(path: string, offset: number): Promise<void> {
-  const handle = await open(path, "r+");
-  try {
-    const byte = Buffer.alloc(1);
-    await handle.read(byte, 0, 1, offset);
-    byte[0] = (byte[0] ?? 0) ^ 0xff;
-    await handle.write(byte, 0, 1, offset);
-  } finally {
-    await handle.close();
+function variantOf(o: ReleaseOptions): ReleaseVariant {
+  return o.variant ?? AS_RELEASED;
+}
+
+async function addRootFiles(tree: string, files: readonly RootFile[]): Promise<void> {
+  for (const file of files) {
+    await mkdir(dirname(join(tree, file.path)), { recursive: true });
+    await writeFile(join(tree, file.path), file.bytes, { mode: file.mode });
   }
-}
-
-// AES-CTR over zeros, keyed by the version: incompressible, and the same bytes every build.
-function noise(version: string, mib: number): Buffer {
-  const key = createHash("sha256").update(`liken-noise-${version}`).digest();
-  return createCipheriv("aes-256-ctr", key, Buffer.alloc(16)).update(Buffer.alloc(mib * MIB));
 }
 
 // A fixed filesystem UUID per version, so two builds of one release are byte-identical.

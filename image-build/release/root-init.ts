@@ -4,10 +4,10 @@
 // or rejects, stages and writes the status) and acts on how it ended. A real release's
 // root does the same from its own init (a systemd root: docs/rollback.md).
 //
-// Fault knobs (liken-stick release --fault) that live in the root: `root` makes init exit
-// (PID 1 dying panics the kernel), `hang` stops the root before anything pings the watchdog.
+// A test release's variant (image-build/release/variant.ts) may add lines the init runs
+// before the agent: testing/release-variant.ts's faults `root` and `hang` live there.
 import { TRIAL_MARK } from "../../formats/boot-interface.ts";
-import type { ReleaseFault } from "./faults.ts";
+import { AS_RELEASED, type ReleaseVariant } from "./variant.ts";
 
 /** The boot agent's bundle in the root, and the file that starts it with its code cache. */
 export const AGENT_BUNDLE = "/usr/lib/liken/agent.cjs";
@@ -15,7 +15,7 @@ export const AGENT_START = "/usr/lib/liken/start.cjs";
 
 import { RELEASE_SAY_AND_HOLD } from "./init-script.ts";
 
-export function rootInit(fault: ReleaseFault | null): string {
+export function rootInit(variant: Pick<ReleaseVariant, "initLines"> = AS_RELEASED): string {
   return `#!/bin/busybox sh
 /bin/busybox mkdir -p /run/bin
 /bin/busybox --install -s /run/bin
@@ -26,7 +26,7 @@ mount -t tmpfs -o mode=1777 tmpfs /tmp
 echo /run/bin/modprobe > /proc/sys/kernel/modprobe
 modprobe -qa ext4 crc32c_generic 2>/dev/null &
 
-${RELEASE_SAY_AND_HOLD}${faultLines(fault)}
+${RELEASE_SAY_AND_HOLD}${variant.initLines}
 node ${AGENT_START}
 rc=$?
 [ "$rc" -eq 0 ] && while :; do sleep 3600; done
@@ -41,12 +41,4 @@ fi
 [ "$rc" -eq 3 ] || say "liken: the boot agent ended with code $rc"
 hold
 `;
-}
-
-function faultLines(fault: ReleaseFault | null): string {
-  if (fault === "root")
-    return `say "liken: the root's init exits (a test release built with --fault root)"\nexit 1\n`;
-  if (fault === "hang")
-    return `say "liken: the root hangs (a test release built with --fault hang)"\nwhile :; do :; done\n`;
-  return "";
 }
