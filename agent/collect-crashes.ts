@@ -20,6 +20,7 @@ export interface Collected {
  * a program, a tenth of a second under emulation). Without pstore there is nothing to collect.
  */
 export function mountPstore(): Promise<void> {
+  // A machine without efi-pstore has no records to collect: nothing is lost.
   return mount("pstore", PSTORE, "pstore").catch(() => undefined);
 }
 
@@ -32,11 +33,14 @@ export async function collectCrashes(
 ): Promise<Collected> {
   await pstoreMounted;
   const files: PstoreFile[] = [];
+  // No pstore (not mounted, no efi-pstore): no records.
   for (const name of await readdir(PSTORE).catch(() => [] as string[])) {
     const path = join(PSTORE, name);
     files.push({
       name,
+      // A record that vanished or cannot be read is parsed as empty and skipped.
       text: await readFile(path, "utf8").catch(() => ""),
+      // Without its time the record is dated now: the crash is kept, its time approximate.
       mtimeMs: (await stat(path).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs,
     });
   }
@@ -55,6 +59,7 @@ export async function collectCrashes(
     // The block size only matters to an append: a boot without a new crash reads no sysfs.
     const block = fresh.length > 0 ? await physicalBlock(partition) : undefined;
     const after = await appendCrashes(handle, journal, fresh, block);
+    // A record left in pstore is appended again next boot, and the journal keeps it once.
     for (const f of files) await unlink(join(PSTORE, f.name)).catch(() => undefined);
     const all = after.scan.records.map((r) => r.crash);
     step(
@@ -72,6 +77,7 @@ export async function collectCrashes(
  * a power of two from 512 to 64 KiB).
  */
 async function physicalBlock(partition: Partition): Promise<number> {
+  // Without sysfs's answer the 512-byte block, which every disk can write, is used.
   const text = await readFile(
     `/sys/block/${partition.disk}/queue/physical_block_size`,
     "utf8",

@@ -12,6 +12,7 @@ import type { Entry, Slot } from "./types.ts";
 const ENTRIES = "loader/entries";
 
 export async function listEntries(esp: string): Promise<Entry[]> {
+  // No entries folder is an ESP without entries: identifyBoot says what that means.
   const names = await readdir(join(esp, ENTRIES)).catch(() => [] as string[]);
   const entries: Entry[] = [];
   for (const fileName of names.sort()) {
@@ -39,6 +40,7 @@ export async function applyEntryActions(
   };
   for (const action of actions) {
     const path = join(esp, ENTRIES, action.fileName);
+    // An entry already gone is removed.
     if (action.op === "remove") await unlink(path).catch(() => undefined);
     else {
       const { root, signed } = await rootOf(action.slot);
@@ -59,7 +61,9 @@ async function slotRoot(
 
 /** Forgets what a slot holds (before its partition is written): inspect then reads it empty. */
 export async function forgetSlot(esp: string, slot: Slot): Promise<void> {
+  // No release.toml is a slot already forgotten.
   await unlink(join(esp, slotDir(slot), "release.toml")).catch(() => undefined);
+  // The unlink above is what counts; a sync that fails leaves it to the umount's write-out.
   await syncDir(join(esp, slotDir(slot))).catch(() => undefined);
 }
 
@@ -90,6 +94,7 @@ export async function installSlotFiles(
     await syncDir(dir);
   }
   const stale = release.signed ? ["vmlinuz", "initrd.img"] : [SLOT_UKI];
+  // A stale file that is not there is what this wants.
   for (const name of stale) await unlink(join(dir, name)).catch(() => undefined);
 }
 

@@ -35,6 +35,7 @@ export async function checkHealth(input: HealthInput): Promise<HealthResult> {
   const started = Date.now();
   const fail = (message: string): HealthResult => ({ healthy: false, message });
   if (!input.stateWritable) return fail("the state partition did not mount or took no writes");
+  // An unreadable release.toml fails the check below, with its own message.
   const release = await requireRelease(join(input.esp, slotDir(input.slot))).catch(() => undefined);
   if (!release) return fail(`slot ${input.slot} has no readable release.toml on the ESP`);
   if (release.version !== input.version)
@@ -50,6 +51,7 @@ export async function checkHealth(input: HealthInput): Promise<HealthResult> {
     return fail(
       `the root is verified against root hash ${input.root.rootHash}, slot ${input.slot}'s release names ${release.verity.rootHash}`,
     );
+  // A root without health.d runs no checks of its own; the built-in ones above ran.
   const names = (await readdir(HEALTH_CHECKS).catch(() => [] as string[])).sort();
   for (const name of names) {
     const left = input.deadlineMs - (Date.now() - started);

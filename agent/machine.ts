@@ -63,6 +63,7 @@ export async function bootId(): Promise<string> {
 
 /** A systemd-boot variable as text, or null: 4 bytes of attributes, then NUL-terminated UTF-16LE. */
 export async function loaderVariable(name: string): Promise<string | null> {
+  // No variable (no EFI, or systemd-boot did not set it) reads as null.
   const raw = await readFile(`/sys/firmware/efi/efivars/${name}-${LOADER_GUID}`).catch(() => null);
   if (!raw || raw.length < 4) return null;
   const text = raw.subarray(4).toString("utf16le").replace(/\0+$/, "");
@@ -74,8 +75,10 @@ const EFIVARS = "/sys/firmware/efi/efivars";
 /** Reads and removes the initramfs's failure variable: it is recorded once. */
 export async function takeInitramfsFailure(): Promise<InitramfsFailure | null> {
   const path = `${EFIVARS}/${TRIAL_FAILURE_VARIABLE}`;
+  // No failure variable: the initramfs recorded nothing.
   const raw = await readFile(path).catch(() => null);
   if (!raw) return null;
+  // A variable efivarfs will not remove is read again next boot; this boot's record is made anyway.
   await unlink(path).catch(() => undefined);
   // BOOTID VERSION SLOT REASON (the boot id is for a person reading the variable)
   const match = /^\S+ (\S+) ([ab]) (.*)$/s.exec(raw.subarray(4).toString("utf8").trim());
@@ -94,21 +97,25 @@ export interface VerifiedRoot {
 
 /** The verity mapping that / is mounted from, or null when / is anything else. */
 export async function verifiedRoot(): Promise<VerifiedRoot | null> {
+  // Without mountinfo no mapping is found: / is reported as not verified.
   const mountinfo = await readFile("/proc/self/mountinfo", "utf8").catch(() => "");
   // fields: id parent major:minor root mountpoint ...
   const rootDev = mountinfo
     .split("\n")
     .map((l) => l.split(" "))
     .find((f) => f[4] === "/")?.[2];
+  // No /sys/block lists no mapping: / is reported as not verified.
   for (const name of await readdir("/sys/block").catch(() => [] as string[])) {
     if (!name.startsWith("dm-")) continue;
     const read = (f: string) =>
+      // A sysfs file that cannot be read matches nothing: that mapping is not /.
       readFile(`/sys/block/${name}/${f}`, "utf8").then(
         (t) => t.trim(),
         () => "",
       );
     if ((await read("dm/name")) !== VERITY_DM_NAME || (await read("dev")) !== rootDev) continue;
     const uuid = await read("dm/uuid");
+    // No slaves folder names no partition under the mapping: / counts as not verified.
     const [slave] = await readdir(`/sys/block/${name}/slaves`).catch(() => [] as string[]);
     if (!uuid.startsWith(VERITY_DM_UUID_PREFIX) || !slave) return null;
     return {
@@ -135,6 +142,7 @@ export interface Partition {
 export async function partitions(known: readonly Partition[] = []): Promise<Partition[]> {
   const found = [...known];
   const read = new Set(known.map((p) => p.disk));
+  // No /sys/block lists no disks: identify() then holds the boot with its own reason.
   for (const disk of await readdir("/sys/block").catch(() => [] as string[])) {
     if (/^(loop|ram|zram|dm-|md|sr)/.test(disk) || read.has(disk)) continue;
     const head = Buffer.alloc(MIB);
@@ -146,6 +154,7 @@ export async function partitions(known: readonly Partition[] = []): Promise<Part
         await handle.close();
       }
     } catch {
+      // A disk that cannot be opened or read (a gone device) holds none of our partitions.
       continue;
     }
     const gpt = parseGpt(head);
@@ -169,8 +178,10 @@ export async function partitions(known: readonly Partition[] = []): Promise<Part
 // /sys/block/vda/vda3/partition holds 3: the kernel's names for a disk's partitions.
 async function partitionNodes(disk: string): Promise<Map<number, string>> {
   const nodes = new Map<number, string>();
+  // A disk without a sysfs folder has no partitions the kernel named.
   for (const name of await readdir(`/sys/block/${disk}`).catch(() => [] as string[])) {
     if (!name.startsWith(disk)) continue;
+    // A child that is no partition (queue, holders) has no partition file.
     const n = await readFile(`/sys/block/${disk}/${name}/partition`, "utf8").catch(() => "");
     if (n.trim() !== "") nodes.set(Number(n.trim()), name);
   }
@@ -207,8 +218,10 @@ export class Watchdog {
     try {
       fd = openSync(device, "w");
     } catch {
+      // No watchdog device: the trial runs without one, and the console says so.
       return undefined;
     }
+    // The identity only names the watchdog in the status; the device is armed either way.
     const identity = await readFile("/sys/class/watchdog/watchdog0/identity", "utf8").then(
       (t) => t.trim(),
       () => "unknown",

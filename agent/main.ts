@@ -535,7 +535,9 @@ function firstLine(error: Error): string {
 }
 
 async function rebootCleanly(): Promise<void> {
+  // The reset comes whatever fails here: the umount and the reboot write out what they can.
   await syncAll().catch(() => undefined);
+  // A partition that is not mounted (the update medium on most boots) needs no umount.
   await umount(UPDATE, STATE, ESP).catch(() => undefined);
   await rebootNow();
   await sleep(60_000);

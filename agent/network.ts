@@ -19,6 +19,7 @@ import { step } from "./machine.ts";
 import { PORT_WAIT_MS, type PortOutcome, portLine } from "./ports.ts";
 
 async function loadedModules(): Promise<Set<string>> {
+  // Without /proc/modules every declared module is loaded again: modprobe skips loaded ones.
   const text = await readFile("/proc/modules", "utf8").catch(() => "");
   return new Set(
     text
@@ -30,6 +31,7 @@ async function loadedModules(): Promise<Set<string>> {
 
 async function builtinModules(): Promise<Set<string>> {
   const release = (await readFile("/proc/sys/kernel/osrelease", "utf8")).trim();
+  // A kernel without modules.builtin: a declared module is taken for a loadable one.
   const text = await readFile(`/lib/modules/${release}/modules.builtin`, "utf8").catch(() => "");
   return new Set(
     text
@@ -47,6 +49,7 @@ export async function loadDeclaredModules(
   const [atStart, builtin, byInitramfs] = await Promise.all([
     loadedModules(),
     builtinModules(),
+    // No list from the initramfs: it loaded none of the declared modules.
     readFile(INITRAMFS_MODULES, "utf8").then(
       (t) => new Set(t.split("\n").map((l) => l.trim())),
       () => new Set<string>(),
@@ -84,6 +87,7 @@ export async function loadDeclaredModules(
 
 async function readParameters(module: string, names: readonly string[]) {
   const dir = join("/sys/module", module, "parameters");
+  // A module without parameters folder has none to read back: each is reported as not applied.
   const present = await readdir(dir).catch(() => [] as string[]);
   const out: Record<string, string> = {};
   for (const name of names) {
@@ -125,10 +129,12 @@ function modaliases(): string[] {
 
 /** (3) Every NIC under its predictable name; the kernel's when udev would keep it. */
 export async function nameNics(): Promise<string[]> {
+  // No /sys/class/net: no NIC to name, and each declared port is reported missing.
   const names = await readdir("/sys/class/net").catch(() => [] as string[]);
   const taken = new Set(names);
   const present: string[] = [];
   for (const kernelName of names) {
+    // No device uevent: a virtual interface (lo, a bridge), which udev does not rename.
     const hasDevice = await readFile(join("/sys/class/net", kernelName, "device", "uevent"))
       .then(() => true)
       .catch(() => false);

@@ -18,6 +18,7 @@ export interface SpecFile {
 
 export async function readSpec(path: string): Promise<SpecFile> {
   const folder = dirname(path);
+  // No spec file (or none readable) is no spec: the machine keeps its release.
   const text = await readFile(path, "utf8").catch(() => null);
   if (text === null) return { reading: { kind: "none" }, text, folder };
   return { reading: parseSpec(text, path), text, folder };

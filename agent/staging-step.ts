@@ -104,6 +104,7 @@ export async function staging(input: {
         return decision satisfies never;
     }
   } finally {
+    // The medium is read-only: an umount that fails loses nothing, and reboot ends it.
     if (medium) await umount(UPDATE).catch(() => undefined);
   }
 }
@@ -112,6 +113,7 @@ export async function staging(input: {
 async function mountUpdateMedium(medium: Partition): Promise<boolean> {
   await mkdir(UPDATE, { recursive: true });
   for (const type of ["ext4", "vfat"]) {
+    // Each type is tried in turn; a medium neither mounts is ignored, as the console says.
     const ok = await mount(medium.device, UPDATE, type, ["ro"]).then(
       () => true,
       () => false,

@@ -30,20 +30,24 @@ export const STATE_SPEC = join(STATE, STATE_FILES.spec);
 export const UPDATE_SPEC = join(UPDATE, STATE_FILES.spec);
 
 export async function readPreviousStatus(): Promise<MachineStatus | null> {
+  // No earlier status (a first boot, or the state did not mount): conditions start fresh.
   return parseMachineStatus(await readFile(STATE_STATUS, "utf8").catch(() => ""));
 }
 
 export async function readRecord(): Promise<BootRecord | null> {
+  // No record (a first boot, or the state did not mount) is the empty record.
   return parseBootRecord(await readFile(STATE_RECORD, "utf8").catch(() => ""));
 }
 
 /** identity.json as the boot agent reads it; the defaults when the state did not mount. */
 export async function readIdentity(): Promise<BootIdentity> {
+  // No identity.json (the state did not mount): the parser gives the defaults.
   const text = await readFile(join(STATE, STATE_FILES.identity), "utf8").catch(() => null);
   return parseBootIdentity(text);
 }
 
 export async function saveRecord(record: BootRecord): Promise<boolean> {
+  // false tells the trial the state partition takes no writes: its health check fails on it.
   return writeFileAtomic(STATE_RECORD, bootRecordText(record)).then(
     () => true,
     () => false,
@@ -53,5 +57,6 @@ export async function saveRecord(record: BootRecord): Promise<boolean> {
 export async function writeStatus(status: MachineStatus, toState: boolean): Promise<void> {
   const text = machineStatusText(status);
   await writeFileAtomic(RUN_STATUS, text);
+  // Best effort: /run's copy is written; a state taking no writes fails the trial's check.
   if (toState) await writeFileAtomic(STATE_STATUS, text).catch(() => undefined);
 }

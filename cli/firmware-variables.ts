@@ -23,9 +23,11 @@ export async function requireFirmwareVariables(given: string | undefined): Promi
       hint: "run it from the stick, or give --efivars DIR to name where the boot variables go, such as an empty folder to try it out",
     });
   const dir = given ?? EFIVARS;
+  // A folder that is not there is refused below, with what to do.
   const found = await stat(dir).catch(() => undefined);
   const writable =
     found?.isDirectory() === true &&
+    // A folder this user cannot write is refused below, with what to do.
     (await access(dir, constants.W_OK).then(
       () => true,
       () => false,

@@ -38,6 +38,7 @@ export function failureDocument(printed: string, error: unknown): string {
   try {
     doc = printed.trim() === "" ? undefined : JSON.parse(printed);
   } catch {
+    // Output that is not one JSON document is kept as the text it was.
     doc = printed;
   }
   const merged =

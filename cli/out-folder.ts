@@ -11,6 +11,7 @@ import { LikenError } from "../common/errors.ts";
  */
 export async function requireOutFolder(out: string, verb: string): Promise<void> {
   const folder = dirname(resolve(out));
+  // A folder that is not there is refused below, with what to do.
   const found = await stat(folder).catch(() => undefined);
   if (found?.isDirectory()) return;
   throw new LikenError({

@@ -4,6 +4,7 @@ export function orNull<T>(read: () => T): T | null {
   try {
     return read();
   } catch {
+    // The read's error is the answer: the value is absent (see above).
     return null;
   }
 }

@@ -148,6 +148,7 @@ function decodeAt(b: Buffer, at: number): StoredRecord | undefined {
   try {
     value = JSON.parse(payload.toString("utf8"));
   } catch {
+    // A payload that is not JSON is a torn or damaged record: the caller skips and counts it.
     return undefined;
   }
   const crash = crashRecordOf(value);

@@ -39,6 +39,7 @@ function certificateOf(der: Buffer): X509Certificate | undefined {
   try {
     return new X509Certificate(der);
   } catch {
+    // Bytes that are no certificate name no signer.
     return undefined;
   }
 }
@@ -50,6 +51,7 @@ function signatureCertificates(program: Buffer): Buffer[] {
   try {
     signature = findSignature(program);
   } catch {
+    // An image whose PE headers cannot be read carries no signature this can find.
     return [];
   }
   if (!signature) return [];
@@ -59,6 +61,7 @@ function signatureCertificates(program: Buffer): Buffer[] {
     const set = signedData ? children(signedData).find((e) => e.tag === 0xa0) : undefined;
     return set ? children(set).map((c) => Buffer.from(c.encoded)) : [];
   } catch {
+    // A signature that is not the PKCS#7 SignedData shape names no certificate.
     return [];
   }
 }
@@ -69,6 +72,7 @@ export function commonName(der: Buffer): string {
     const subject = new X509Certificate(der).subject;
     return /^CN=(.*)$/m.exec(subject)?.[1] ?? subject.replaceAll("\n", ", ");
   } catch {
+    // The name is for a person reading the report; the verdict does not depend on it.
     return "unreadable certificate";
   }
 }

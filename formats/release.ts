@@ -155,6 +155,7 @@ async function missingRelease(
 export async function verifyRelease(release: ReleaseInfo): Promise<void> {
   for (const [name, expected] of Object.entries(release.files)) {
     const path = join(release.dir, name);
+    // A missing file is refused below as missing, by name.
     const info = await stat(path).catch(() => undefined);
     const fail = (what: string) =>
       new LikenError({

@@ -38,6 +38,7 @@ export function parseStickRecord(text: string, file: string): StickRecord {
   try {
     value = JSON.parse(text);
   } catch {
+    // Text that is not JSON is checked below like any other wrong record.
     value = undefined;
   }
   const record = value as Partial<StickRecord> | undefined;

@@ -6,6 +6,7 @@ import { findNics } from "./sysfs.ts";
 
 /** The NIC that got a lease (or "the existing route"); throws with every NIC's failure. */
 export async function requireNetwork(): Promise<string> {
+  // No routing table read: no default route is assumed, and a lease is asked for.
   const routes = await readFile("/proc/net/route", "utf8").catch(() => "");
   // Destination 00000000: a default route is there already.
   if (/^\S+\s+00000000\s/m.test(routes)) return "the existing route";

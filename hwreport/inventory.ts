@@ -66,6 +66,7 @@ export async function onPath(tool: string, path = process.env.PATH ?? ""): Promi
         accessSync(join(dir, tool), constants.X_OK);
         return true;
       } catch {
+        // Not executable here, or not here: the next folder of PATH is tried.
         return false;
       }
     });

@@ -33,6 +33,7 @@ export async function installModules(
     ),
   );
   for (const f of ["modules.builtin", "modules.builtin.modinfo", "modules.order"]) {
+    // A kernel package without this list leaves it out; depmod writes the indexes below.
     await copyFile(join(from, f), join(to, f)).catch(() => undefined);
   }
   await writeModuleIndexes(tree, inputs.kernelVersion);

@@ -38,6 +38,7 @@ export async function requireUnpackedInputs(
     .digest("hex")
     .slice(0, 16);
   const root = join(defaultCacheDir("unpacked"), lockHash);
+  // No .complete mark: the packages are unpacked again.
   if (!(await stat(join(root, ".complete")).catch(() => undefined))) {
     const debs = await requireDebianPackages(undefined, progress);
     const staging = `${root}.partial-${process.pid}`;

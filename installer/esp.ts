@@ -37,6 +37,7 @@ export interface EspInput {
 }
 
 export async function buildEsp(input: EspInput): Promise<void> {
+  // An image not there yet needs no truncating: writeFile makes it.
   await truncate(input.image, 0).catch(() => undefined);
   await writeFile(input.image, "");
   await truncate(input.image, input.size);

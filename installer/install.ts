@@ -119,6 +119,7 @@ export async function install(request: InstallRequest): Promise<InstallOutcome> 
     // Whatever broke after the signal (a tool the terminal's Ctrl-C killed too) is the stop.
     if (request.interrupt?.aborted) {
       const stopped = run.stopped();
+      // The stop is the error to report; a status that cannot be written must not hide it.
       await run.writeStatus("Interrupted", "", stopped.message).catch(() => undefined);
       throw stopped;
     }
@@ -220,6 +221,7 @@ class InstallRun {
         ? (error.reason as InstallFailureReason)
         : "WriteFailed";
     const message = error instanceof Error ? error.message : String(error);
+    // The install's own error is thrown after this: a failed status write must not replace it.
     await this.writeStatus("Failed", reason, message).catch(() => undefined);
   }
 
@@ -260,6 +262,7 @@ class InstallRun {
   }
 
   async cleanup(): Promise<void> {
+    // A lock that will not release goes with this process; cleanup goes on with the rest.
     for (const h of this.handles.values()) await h.release().catch(() => undefined);
     if (this.workDir) await rm(this.workDir, { recursive: true, force: true });
     await this.statusWrites;
@@ -574,6 +577,7 @@ class InstallRun {
     if (this.status && "release" in this.status) {
       const text = installerStatusText(status);
       const write = this.statusWrites.then(() => writeFileAtomic(this.request.statusFile, text));
+      // The next write waits for this one, not for its success; its error is awaited below.
       this.statusWrites = write.catch(() => undefined);
       await write;
     }

@@ -63,6 +63,7 @@ export async function installsWriting(
 ): Promise<Map<string, number>> {
   const writing = new Map<string, number>();
   for (const d of disks) {
+    // A disk whose lock file cannot be named is held by no one this can see.
     const lockFile = await lockFileOf(d.path, d.kind).catch(() => undefined);
     const pid = lockFile && (await lockHolder(lockFile));
     if (pid && pid !== process.pid) writing.set(d.path, pid);
@@ -95,6 +96,7 @@ async function lockFileOf(path: string, kind: "block" | "file"): Promise<string>
 // itself. Where the file cannot be made (a user of the disk group, without root), the
 // exclusive open alone keeps the disk safe.
 async function takeBlockLock(lockFile: string): Promise<PidLock> {
+  // Without the lock folder the exclusive open alone holds the disk, as said above.
   const made = await mkdir(BLOCK_LOCKS, { recursive: true }).then(
     () => takePidLock(lockFile),
     () => undefined,
@@ -136,6 +138,7 @@ export async function takePidLock(lockFile: string): Promise<PidLock> {
 
 /** The live process that holds `lockFile` (this one too); undefined if none does. */
 export async function lockHolder(lockFile: string): Promise<number | undefined> {
+  // No lock file, or none readable: no holder.
   const pid = Number((await readFile(lockFile, "utf8").catch(() => "")).trim());
   return pid > 0 && isAlive(pid) ? pid : undefined;
 }

@@ -22,6 +22,7 @@ export async function defaultStatusFile(
 ): Promise<string> {
   const [first] = paths;
   if (onStick || first === undefined) return STICK_STATUS_FILE;
+  // A path that is not there is no image file: the status goes to the stick's default.
   const isFile = await stat(first).then(
     (s) => s.isFile(),
     () => false,

@@ -40,6 +40,7 @@ function decodeUtf8(bytes: Uint8Array, file: string): string | ManifestProblem {
   try {
     return strict.decode(bytes);
   } catch {
+    // The decoder's error only says that the bytes are not UTF-8: the problem below says where.
     const at = firstInvalidByte(bytes, strict);
     const before = strict.decode(bytes.subarray(0, at));
     const line = before.split("\n").length;
@@ -65,6 +66,7 @@ function firstInvalidByte(bytes: Uint8Array, strict: TextDecoder): number {
     try {
       strict.decode(bytes.subarray(i, i + length));
     } catch {
+      // This sequence is the first invalid one: its offset is the answer.
       return i;
     }
     i += length;

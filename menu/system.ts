@@ -9,6 +9,7 @@ export function findTtyPath(): string | undefined {
     const path = readlinkSync("/proc/self/fd/0");
     return path.startsWith("/dev/") ? path : undefined;
   } catch {
+    // No /proc, or stdin is no file: no terminal to lend to a shell.
     return undefined;
   }
 }

@@ -156,6 +156,7 @@ and otherwise to ${STICK_STATUS_FILE}.`,
       }
       // The operator sees the error line (main prints it) and every disk with its verdict.
       const missing = await releaseMissingDrivers(release).catch(() => undefined);
+      // The disks are context for the error thrown below: none listed rather than a second error.
       const disks = await inventoryDisks({
         paths: args.operands,
         missingDrivers: missing,

@@ -163,7 +163,9 @@ checked before anything is installed or recorded.`,
       // Under the error line (main prints it), every disk with its verdict, as install does;
       // a machine auto could not name has printed what it is instead.
       if (machine !== null) {
+        // Without the release's verdicts the disks are listed without missing drivers.
         const missing = await releaseMissingDrivers(release).catch(() => undefined);
+        // The disks are context for the error thrown below: none listed rather than a second error.
         const disks = await inventoryDisks({
           paths: args.operands,
           missingDrivers: missing,
@@ -236,10 +238,12 @@ async function reportTo(
     say(`report not sent to ${url}: ${(error as Error).message} (the install is not affected)`);
     return;
   }
+  // The report goes without the installer's status when it cannot be read.
   const status = await readFile(statusFile, "utf8").then(
     (t) => JSON.parse(t) as unknown,
     () => null,
   );
+  // The report goes without the hardware section when it cannot be made; the install is done.
   const hardware = await produceReport({
     manifest,
     ...(machine ? { machine } : {}),

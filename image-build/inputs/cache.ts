@@ -26,6 +26,7 @@ export async function sha256File(path: string): Promise<string> {
 export async function findFileDigest(
   path: string,
 ): Promise<{ size: number; sha256: string } | undefined> {
+  // A file that is not there has no digest: undefined, as documented.
   const info = await stat(path).catch(() => undefined);
   if (!info?.isFile()) return undefined;
   return { size: info.size, sha256: await sha256File(path) };
@@ -33,6 +34,7 @@ export async function findFileDigest(
 
 /** True when `path` exists with exactly this size and sha256 (the size is checked first: cheap). */
 export async function hasDigest(path: string, size: number, sha256: string): Promise<boolean> {
+  // A file that is not there does not have the digest.
   const info = await stat(path).catch(() => undefined);
   if (!info?.isFile() || info.size !== size) return false;
   return (await sha256File(path)) === sha256;

@@ -113,6 +113,7 @@ export async function resolveInRoot(root: string, path: string): Promise<Resolve
       continue;
     }
     const host = join(root, ...done, part);
+    // A path that does not resolve in the root is not found, as ld.so would not find it.
     const info = await lstat(host).catch(() => undefined);
     if (!info) return undefined;
     if (!info.isSymbolicLink()) {
@@ -223,6 +224,7 @@ async function findLibrary(
   for (const candidate of candidates) {
     const resolved = await resolveInRoot(root, candidate);
     if (!resolved) continue;
+    // A file that is not ELF (a linker script) is skipped, as ld.so skips it.
     const elf = await findElfInfo(resolved.real).catch(() => undefined);
     // ld.so skips files of another machine (an i386 library in /lib, say) and keeps looking
     if (elf && elf.machine === machine) return { resolved, elf };

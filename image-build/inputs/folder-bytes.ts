@@ -14,7 +14,9 @@ export function watchFolderBytes(
   let reading: Promise<void> | undefined;
   const read = async () => {
     let bytes = 0;
+    // A folder not made yet holds no bytes so far.
     for (const name of await readdir(dir).catch(() => [] as string[])) {
+      // A file renamed or removed between readdir and stat is not counted.
       const info = await stat(join(dir, name)).catch(() => undefined);
       if (info?.isFile()) bytes += info.size;
     }

@@ -181,6 +181,7 @@ export function parseBuiltinModinfo(data: string): Alias[] {
  */
 export async function readModuleIndex(kernelTree: string): Promise<ModuleIndex> {
   const base = join(kernelTree, "lib", "modules");
+  // No modules folder is refused below, with what to do.
   const kernels = await readdir(base).catch(() => []);
   if (kernels.length !== 1)
     throw new LikenError({
@@ -190,8 +191,10 @@ export async function readModuleIndex(kernelTree: string): Promise<ModuleIndex> 
     });
   const kernel = kernels[0]!;
   const dir = join(base, kernel);
+  // No modules.dep: depmod writes the indexes.
   if (!(await stat(join(dir, "modules.dep")).catch(() => undefined)))
     await writeModuleIndexes(kernelTree, kernel);
+  // An index the kernel package lacks is read as empty: it lists nothing.
   const read = (name: string) => readFile(join(dir, name), "utf8").catch(() => "");
   const [dep, alias, softdep, builtin, builtinModinfo, order] = await Promise.all(
     [

@@ -155,6 +155,7 @@ function machinesByMac(cluster: Manifest): NetbootTarget["machines"] {
 
 // The verb writes over an earlier netboot folder, never over a folder of something else.
 async function requireWritable(out: string): Promise<void> {
+  // A folder that is not there yet is written from scratch.
   const names = await readdir(out).catch(() => [] as string[]);
   if (names.length === 0 || names.some((n) => MARKERS.includes(n))) return;
   throw new LikenError({

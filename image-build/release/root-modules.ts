@@ -106,6 +106,7 @@ async function carryFirmware(root: string, tree: string, file: string): Promise<
   for (const base of FIRMWARE_DIRS)
     for (const name of [file, `${file}.xz`]) {
       const src = join(root, base, name);
+      // Not in this firmware folder: the next one is tried.
       const info = await lstat(src).catch(() => undefined);
       if (!info) continue;
       const dest = join(tree, "lib/firmware", name);

@@ -42,6 +42,7 @@ export interface KeySet {
  * anything: keys are never replaced by accident.
  */
 export async function createKeys(out: string, now: Date): Promise<KeySet> {
+  // A folder that is not there yet gets the keys.
   const existing = await readdir(out).catch(() => undefined);
   if (existing && existing.length > 0)
     throw new LikenError({

@@ -344,6 +344,7 @@ async function linkReleaseFiles(tree: string, releaseDir: string, workDir: strin
     for (const path of await regularFiles(tree)) {
       const ours = join(tree, path);
       const theirs = join(release, path);
+      // A file the release does not have stays in the stick's root.
       const info = await lstat(theirs).catch(() => undefined);
       if (!info?.isFile() || info.size !== (await lstat(ours)).size) continue;
       if (!(await readFile(theirs)).equals(await readFile(ours))) continue;

@@ -96,6 +96,7 @@ async function readClaim(handle: FileHandle, size: number): Promise<InspectedCla
 
 // The refusal names what the disk holds instead, as `disks` would say it.
 async function notLiken(path: string): Promise<LikenError> {
+  // The refusal says the disk is not liken's either way; the verdict only adds why.
   const [disk] = await inventoryDisks({ paths: [path] }).catch(() => []);
   const reasons = disk?.reasons.length ? disk.reasons.join(", ") : "no valid liken claim";
   return new LikenError({
@@ -146,6 +147,7 @@ async function readPart<T>(
   try {
     return await read(partition);
   } catch {
+    // A part that cannot be read is a finding, named in problems, not a failure of inspect.
     problems.push(`${name}:unreadable`);
     return undefined;
   }
@@ -187,6 +189,7 @@ async function inspectJournal(
   problems: Problem[],
 ): Promise<{ journal: InspectedJournal | null; crashes: CrashRecord[] }> {
   if (!partition) return { journal: null, crashes: [] };
+  // A journal that cannot be read is the finding journal:invalid, below.
   const read = await readJournal(handle, partition.start, partition.size).catch(() => undefined);
   if (!read) {
     problems.push("journal:invalid");
