@@ -1,0 +1,89 @@
+// The installed disk's contract is spelled once (issue 40): each state-partition path in
+// formats/state-partition.ts, the `liken-<name>` label rule in common/partition-labels.ts.
+// A grep over the production code, so a path or a label typed out by hand elsewhere fails
+// here before a reader has to search for the second spelling.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { STATE_FILES } from "./state-partition.ts";
+
+const ROOT = join(import.meta.dirname, "..");
+
+/** Top-level folders that do not ship: tests and their support, benchmarks, scripts, docs. */
+const NOT_PRODUCTION = new Set([
+  "bench",
+  "bin",
+  "dist",
+  "docs",
+  "examples",
+  "node_modules",
+  "scripts",
+  "test",
+  "testing",
+]);
+
+/** Every production .ts file (tests and their fixtures left out), as a path from the root. */
+function productionFiles(folder = ""): string[] {
+  return readdirSync(join(ROOT, folder), { withFileTypes: true }).flatMap((e) => {
+    const path = join(folder, e.name);
+    if (e.isDirectory())
+      return e.name.startsWith(".") || e.name === "fixtures" || NOT_PRODUCTION.has(path)
+        ? []
+        : productionFiles(path);
+    return e.isFile() && e.name.endsWith(".ts") && !e.name.endsWith(".test.ts") ? [path] : [];
+  });
+}
+
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+
+/** The files where `pattern` matches, each with its first matching line. */
+function spelledIn(pattern: RegExp): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const file of productionFiles()) {
+    const line = readFileSync(join(ROOT, file), "utf8")
+      .split("\n")
+      .find((l) => pattern.test(l));
+    if (line !== undefined) found.set(file, line.trim());
+  }
+  return found;
+}
+
+describe("each state-partition path is spelled once", () => {
+  for (const path of Object.values(STATE_FILES)) {
+    // As a string, or the end of one (`${STATE}/identity.json`): comments name them freely.
+    const literal = new RegExp(`["'\`/]${escaped(path)}["'\`]`);
+    it(path, () => {
+      expect([...spelledIn(literal).keys()]).toEqual(["formats/state-partition.ts"]);
+    });
+  }
+});
+
+/**
+ * Files that write `liken-` before a name and are not a partition label, or must emit the
+ * label as text: each with why.
+ */
+const NOT_THE_LABEL_RULE: Readonly<Record<string, string>> = {
+  "common/partition-labels.ts": "the rule's home",
+  "formats/boot-entries.ts": "boot entry file names (entryFileName), not partition labels",
+  "image-build/netboot/matchbox.ts": "a netboot profile's name, not a partition label",
+  "image-build/netboot/tinkerbell.ts": "a netboot template's name, not a partition label",
+  "image-build/release/init-script.ts":
+    "the release's initramfs, busybox shell, finds a slot's partition by its label: it cannot call TypeScript",
+};
+
+describe("the partition label rule is spelled once", () => {
+  // `liken-${...}` and the shell's `liken-$slot`; a system partition's label or the bare
+  // prefix typed as a string.
+  const patterns = [/liken-\$/, /["'`]liken-(esp|a|b|journal|state)?["'`]/];
+  for (const pattern of patterns) {
+    it(`${pattern} only where it is not the rule, or in its home`, () => {
+      const outside = [...spelledIn(pattern)].filter(([file]) => !(file in NOT_THE_LABEL_RULE));
+      expect(outside).toEqual([]);
+    });
+  }
+
+  it("names no exception that no longer needs it", () => {
+    const anywhere = new Set(patterns.flatMap((p) => [...spelledIn(p).keys()]));
+    expect(Object.keys(NOT_THE_LABEL_RULE).filter((f) => !anywhere.has(f))).toEqual([]);
+  });
+});
