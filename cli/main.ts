@@ -130,9 +130,14 @@ export function runAsProgram(verbs: readonly Verb[] = VERBS): void {
   });
 }
 
-// Run when executed as a program (the bin script, or the bundle), not when imported by tests
-// or by the test bundle's entry (test/cli-entry.ts), which runs it with the developer's verb.
+// Run when executed as a program (the bin script, or the bundle), not when imported by tests.
+// The test bundle is a program too, but its entry (test/cli-entry.ts) runs it itself, with
+// the developer's vm beside the verbs.
 const invokedAs = process.argv[1] ? realpathSync(process.argv[1]) : "";
-if (invokedAs === fileURLToPath(import.meta.url) || /liken-stick\.cjs$/.test(invokedAs)) {
+const testBundle = /liken-stick-test\.cjs$/.test(invokedAs);
+if (
+  !testBundle &&
+  (invokedAs === fileURLToPath(import.meta.url) || /liken-stick\.cjs$/.test(invokedAs))
+) {
   runAsProgram();
 }
