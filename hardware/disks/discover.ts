@@ -56,6 +56,7 @@ async function discoverFacts(
 async function requireDistinctDisks(paths: readonly string[]): Promise<void> {
   const seen = new Map<string, string>();
   for (const path of paths) {
+    // A path that cannot be stat'ed is not compared: pathFacts names why it is missing.
     const info = await stat(path, { bigint: true }).catch(() => undefined);
     if (!info) continue; // pathFacts says it does not exist
     const key = info.isBlockDevice() ? `block ${info.rdev}` : `file ${info.dev}:${info.ino}`;
@@ -111,6 +112,7 @@ async function fileFacts(
     ownerMayWrite &&
     (await access(path, constants.W_OK).then(
       () => true,
+      // The refusal is the answer: this user may not write the file.
       () => false,
     ));
   const sectorSize = told ?? (await gptOf(path))?.sectorSize ?? 512;
@@ -183,9 +185,11 @@ function partitionStart(name: string): number {
 
 async function loopDevicesBackedBy(path: string): Promise<string[]> {
   const target = await realpath(path);
+  // No /sys/block (a container, a workstation without sysfs): no loop device holds the file.
   const loops = (await readdir("/sys/block").catch(() => [])).filter((n) => n.startsWith("loop"));
   const backed = await Promise.all(
     loops.map(async (loop) => {
+      // A loop device with no backing file (detached meanwhile) is backed by nothing.
       const file = await readFile(`/sys/block/${loop}/loop/backing_file`, "utf8").catch(() => "");
       return file.trim() === target ? loop : undefined;
     }),
@@ -205,6 +209,7 @@ async function gptHolds(path: string, partUuid: string): Promise<boolean> {
 
 /** The primary GPT at the head of `path`, in 512- or 4096-byte sectors; undefined if none verifies. */
 async function gptOf(path: string): Promise<Gpt | undefined> {
+  // A disk that cannot be opened holds no GPT this can read; the probe names why.
   const handle = await open(path, "r").catch(() => undefined);
   if (!handle) return undefined;
   try {
@@ -212,6 +217,7 @@ async function gptOf(path: string): Promise<Gpt | undefined> {
     const { bytesRead } = await handle.read(head, 0, head.length, 0);
     return parseGpt(head.subarray(0, bytesRead));
   } catch {
+    // A read that fails is a disk whose GPT is unknown here; the probe reads it again and says.
     return undefined;
   } finally {
     await handle.close();
@@ -220,6 +226,7 @@ async function gptOf(path: string): Promise<Gpt | undefined> {
 
 /** The PARTUUID of the partition the running system booted from, lower case, if firmware says. */
 async function findBootPartUuid(): Promise<string | undefined> {
+  // Not booted by systemd-boot, or no efivarfs: the firmware says nothing of the boot partition.
   const raw = await readFile(LOADER_PART_UUID_VAR).catch(() => undefined);
   if (!raw || raw.length <= 4) return undefined;
   // efivarfs: 4 bytes of attributes, then the value (UTF-16LE, NUL-terminated)

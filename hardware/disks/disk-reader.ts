@@ -106,6 +106,7 @@ export class DiskReader {
   #closeIfIdle(): void {
     if (!this.#closing || this.#closed || this.#active > 0 || this.#queue.length > 0) return;
     this.#closed = true;
+    // A handle that never opened has nothing to close; one that fails to close holds nothing.
     this.#handle.then((h) => h.close()).catch(() => undefined);
   }
 }

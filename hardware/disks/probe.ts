@@ -159,6 +159,7 @@ async function readDisk(
   if (typeof exclusive === "object") failed.add(failure("open", exclusive.error));
   const tables = bytes
     ? await readTables(facts, bytes.head, bytes.end, (offset) =>
+        // An EBR that cannot be read ends the chain there, as the kernel's reader does.
         reader.read(offset, facts.logicalSectorSize).catch(() => undefined),
       )
     : undefined;
