@@ -2,37 +2,13 @@
 // formats/state-partition.ts, the `liken-<name>` label rule in common/partition-labels.ts.
 // A grep over the production code, so a path or a label typed out by hand elsewhere fails
 // here before a reader has to search for the second spelling.
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { productionFiles } from "../test/code-shape.ts";
 import { STATE_FILES } from "./state-partition.ts";
 
 const ROOT = join(import.meta.dirname, "..");
-
-/** Top-level folders that do not ship: tests and their support, benchmarks, scripts, docs. */
-const NOT_PRODUCTION = new Set([
-  "bench",
-  "bin",
-  "dist",
-  "docs",
-  "examples",
-  "node_modules",
-  "scripts",
-  "test",
-  "testing",
-]);
-
-/** Every production .ts file (tests and their fixtures left out), as a path from the root. */
-function productionFiles(folder = ""): string[] {
-  return readdirSync(join(ROOT, folder), { withFileTypes: true }).flatMap((e) => {
-    const path = join(folder, e.name);
-    if (e.isDirectory())
-      return e.name.startsWith(".") || e.name === "fixtures" || NOT_PRODUCTION.has(path)
-        ? []
-        : productionFiles(path);
-    return e.isFile() && e.name.endsWith(".ts") && !e.name.endsWith(".test.ts") ? [path] : [];
-  });
-}
 
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 
