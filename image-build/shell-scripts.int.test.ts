@@ -3,10 +3,10 @@
 // quoting slip shows up as a machine that does not boot; this is where it shows up first.
 // A finding is fixed in the generator, or named: inline with `# shellcheck disable=SCxxxx`
 // and its reason, or below in `allowed` when it belongs to one variant of a script.
-import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { SHELL_ON_TTY } from "../menu/system.ts";
+import { productionFiles } from "../test/code-shape.ts";
 import { faultHealthChecks, faultRootInit, RELEASE_FAULTS } from "../testing/release-variant.ts";
 import {
   formatFinding,
@@ -137,43 +137,15 @@ function unexpected(s: Script, findings: readonly ShellcheckFinding[]): string[]
     .map((f) => formatFinding(s.name, f));
 }
 
-// The production folders (.dependency-cruiser.cjs), whose files may spell a script.
-const PRODUCTION = [
-  "common",
-  "tools",
-  "manifest",
-  "formats",
-  "hardware",
-  "installer",
-  "agent",
-  "hwreport",
-  "image-build",
-  "menu",
-  "cli",
-];
 // A #! line of a shell, or a script handed to `/bin/sh -c`.
 const SPELLS_SCRIPT = /#!\/bin\/(busybox )?sh\b|"\/bin\/sh",\s*\[?\s*"-c"/;
 
 async function filesSpellingScripts(): Promise<string[]> {
   const found: string[] = [];
-  for (const folder of PRODUCTION) {
-    for (const path of await sourceFiles(folder)) {
-      if (SPELLS_SCRIPT.test(await readFile(path, "utf8"))) found.push(path);
-    }
+  for (const path of productionFiles()) {
+    if (SPELLS_SCRIPT.test(await readFile(path, "utf8"))) found.push(path);
   }
   return found.sort();
-}
-
-// Not readdir's recursive mode: it follows symlinks, and the captured sysfs trees under
-// fixtures/ link in loops. Fixtures hold no source.
-async function sourceFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, e.name);
-    if (e.isDirectory() && e.name !== "fixtures") out.push(...(await sourceFiles(path)));
-    else if (e.isFile() && path.endsWith(".ts") && !path.endsWith(".test.ts")) out.push(path);
-  }
-  return out;
 }
 
 describe("the generated shell scripts", async () => {
@@ -188,9 +160,8 @@ describe("the generated shell scripts", async () => {
   });
 
   it("include every production file that spells a shell script", async () => {
-    const covered = [...new Set(all.map((s) => s.source))]
-      .filter((f) => PRODUCTION.includes(f.split("/")[0] ?? ""))
-      .sort();
+    const production = new Set(productionFiles());
+    const covered = [...new Set(all.map((s) => s.source))].filter((f) => production.has(f)).sort();
     expect(await filesSpellingScripts()).toEqual(covered);
   });
 });
