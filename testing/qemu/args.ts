@@ -6,6 +6,7 @@
 import { type StartedProcess, type StartOptions, start } from "../../tools/exec.ts";
 import {
   DEFAULT_CPUS,
+  type DirectKernelBoot,
   DEFAULT_MEMORY_MIB,
   type DiskBus,
   type NicSpec,
@@ -55,7 +56,8 @@ const TCG_CPU = "max,erms=off,fsrm=off";
 export function qemuArgs(spec: VmSpec): string[] {
   return [
     ...boardArgs(spec),
-    ...flashArgs(spec.firmware),
+    ...flashArgs(spec),
+    ...kernelArgs(spec.kernel),
     ...serialArgs(spec.serial),
     ...smmFlashArgs(spec.firmware),
     ...smbiosArgs(spec.system),
@@ -75,7 +77,7 @@ export function startQemu(spec: VmSpec, options: StartOptions = {}): Promise<Sta
 function boardArgs(spec: VmSpec): string[] {
   const accel = spec.accel ?? "tcg";
   return [
-    ...["-machine", `${spec.machine ?? "q35"}${spec.firmware.smm ? ",smm=on" : ""}`],
+    ...["-machine", `${spec.machine ?? "q35"}${spec.firmware?.smm ? ",smm=on" : ""}`],
     ...["-accel", accel],
     // TCG's default CPU (qemu64) lacks SSE4.2 and POPCNT, which V8 and the kernel like to
     // see; "max" is everything TCG can emulate (mkosi does the same).
@@ -89,17 +91,33 @@ function boardArgs(spec: VmSpec): string[] {
   ];
 }
 
-function flashArgs(firmware: VmFirmware): string[] {
+function flashArgs(spec: VmSpec): string[] {
+  const firmware = spec.firmware;
+  if (!firmware) {
+    if (!spec.kernel)
+      throw new Error("a VM boots OVMF (firmware) or a kernel (kernel): it has neither");
+    // SeaBIOS, QEMU's default, loads the kernel: no flash.
+    return [];
+  }
   return [
     ...["-drive", `if=pflash,format=raw,unit=0,readonly=on,file=${qemuValue(firmware.code)}`],
     ...["-drive", `if=pflash,format=raw,unit=1,file=${qemuValue(firmware.vars)}`],
   ];
 }
 
+function kernelArgs(kernel: DirectKernelBoot | undefined): string[] {
+  if (!kernel) return [];
+  return [
+    ...["-kernel", kernel.kernel],
+    ...["-initrd", kernel.initrd],
+    ...["-append", kernel.append],
+  ];
+}
+
 // The flash answers only to SMM (QEMU docs/system/i386/..., OVMF's README: "-global
 // driver=cfi.pflash01,property=secure,value=on").
-function smmFlashArgs(firmware: VmFirmware): string[] {
-  return firmware.smm ? ["-global", "driver=cfi.pflash01,property=secure,value=on"] : [];
+function smmFlashArgs(firmware: VmFirmware | undefined): string[] {
+  return firmware?.smm ? ["-global", "driver=cfi.pflash01,property=secure,value=on"] : [];
 }
 
 function smbiosArgs(system: VmSpec["system"]): string[] {
@@ -230,9 +248,7 @@ function diskIdentityOptions(disk: VmDisk, i: number): string {
 
 function nicArgs(nic: NicSpec, i: number): string[] {
   const id = nicId(i);
-  const netdev = nic.tap
-    ? `tap,id=net${i},ifname=${qemuValue(nic.tap.ifname)},script=${qemuValue(nic.tap.script)},downscript=no`
-    : `user,id=net${i}`;
+  const netdev = netdevOf(nic, i);
   const macOption = nic.mac ? `,mac=${nic.mac}` : "";
   if (nic.model === "usb") {
     if (
@@ -259,6 +275,17 @@ function nicArgs(nic: NicSpec, i: number): string[] {
     (nic.bootindex !== undefined ? `,bootindex=${nic.bootindex}` : "") +
     (nic.noOptionRom ? ",romfile=" : "");
   return [...port, "-netdev", netdev, "-device", `${device},netdev=net${i},id=${id}${options}`];
+}
+
+function netdevOf(nic: NicSpec, i: number): string {
+  if (nic.tap && nic.socket) throw new Error(`${nicId(i)} is a tap and a socket: one or the other`);
+  if (nic.tap)
+    return `tap,id=net${i},ifname=${qemuValue(nic.tap.ifname)},script=${qemuValue(nic.tap.script)},downscript=no`;
+  if (nic.socket) {
+    const { localPort, peerPort } = nic.socket;
+    return `socket,id=net${i},udp=127.0.0.1:${peerPort},localaddr=127.0.0.1:${localPort}`;
+  }
+  return `user,id=net${i}`;
 }
 
 function serialArgs(serial: SerialSpec): string[] {

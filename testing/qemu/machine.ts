@@ -11,7 +11,7 @@
 export type DiskBus = "virtio" | "nvme" | "ahci" | "virtio-scsi" | "megasas" | "mptsas";
 
 /**
- * A NIC model, each on QEMU's user network: virtio-net, Intel's e1000e (82574L), or a USB
+ * A NIC model, each on QEMU's user network unless its NicSpec says otherwise: virtio-net, Intel's e1000e (82574L), or a USB
  * Ethernet adapter (QEMU's usb-net, CDC Ethernet and RNDIS) in a port of the xHCI controller.
  */
 export type NicModel = "virtio" | "e1000e" | "usb";
@@ -49,6 +49,13 @@ export interface NicSpec {
    * network namespace of their own there).
    */
   readonly tap?: { readonly ifname: string; readonly script: string };
+  /**
+   * A cable to another QEMU's NIC instead of QEMU's user network: a UDP socket pair on
+   * 127.0.0.1, frames sent to `peerPort` and received on `localPort` (the other end has
+   * the two the other way round). Neither end listens first, so the two QEMUs start in any
+   * order; a frame sent before the other end is up is lost, as on a cable not yet plugged.
+   */
+  readonly socket?: { readonly localPort: number; readonly peerPort: number };
   /** Boot from this NIC (PXE, HTTP boot) at this place in the boot order: the stick is 1, disks 2 and up. */
   readonly bootindex?: number;
   /**
@@ -131,6 +138,17 @@ export interface VmFirmware {
   readonly smm?: boolean;
 }
 
+/**
+ * A Linux kernel QEMU boots itself (`-kernel`, `-initrd`, `-append`), with no UEFI firmware
+ * and no disk: the test network's switch VM (testing/switch-vm/), up in seconds.
+ */
+export interface DirectKernelBoot {
+  readonly kernel: string;
+  readonly initrd: string;
+  /** The kernel's command line. */
+  readonly append: string;
+}
+
 export interface VmSpec {
   /**
    * q35 (PCIe, ICH9 with its TCO watchdog), the default: what servers look like. pc (i440fx,
@@ -140,7 +158,9 @@ export interface VmSpec {
   readonly memoryMiB?: number;
   readonly cpus?: number;
   readonly accel?: Accel;
-  readonly firmware: VmFirmware;
+  /** OVMF. A VM boots OVMF, a kernel (`kernel`: SeaBIOS hands it over), or both. */
+  readonly firmware?: VmFirmware;
+  readonly kernel?: DirectKernelBoot;
   /** A stick image attached as a removable USB mass-storage device, first in the boot order. */
   readonly stick?: string;
   /** Let the guest write the stick image itself (by default its writes go to a throwaway overlay). */

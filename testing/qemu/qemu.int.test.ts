@@ -185,6 +185,62 @@ describe("qemuArgs", () => {
     ).toThrow("nic0 is a USB NIC");
   });
 
+  it("cables a NIC to another QEMU's by a UDP socket pair on 127.0.0.1", () => {
+    const args = qemuArgs({
+      firmware: FIRMWARE,
+      nics: [
+        {
+          model: "virtio",
+          socket: { localPort: 40001, peerPort: 40002 },
+          mac: "52:54:00:5c:00:01",
+        },
+        "virtio",
+      ],
+      serial: { kind: "stdio" },
+    });
+    // biome-ignore format: one device per line
+    expect(args.slice(args.indexOf("-netdev"))).toEqual([
+      "-netdev", "socket,id=net0,udp=127.0.0.1:40002,localaddr=127.0.0.1:40001",
+      "-device", "virtio-net-pci,netdev=net0,id=nic0,mac=52:54:00:5c:00:01",
+      "-netdev", "user,id=net1", "-device", "virtio-net-pci,netdev=net1,id=nic1",
+    ]);
+    expect(() =>
+      qemuArgs({
+        firmware: FIRMWARE,
+        nics: [
+          {
+            model: "virtio",
+            socket: { localPort: 1, peerPort: 2 },
+            tap: { ifname: "t0", script: "/s" },
+          },
+        ],
+        serial: { kind: "stdio" },
+      }),
+    ).toThrow("nic0 is a tap and a socket");
+  });
+
+  it("boots a kernel directly: no flash, the kernel, initramfs and command line", () => {
+    const args = qemuArgs({
+      kernel: {
+        kernel: "/k/vmlinuz",
+        initrd: "/k/initrd.img",
+        append: "console=ttyS0 sw.lag=802.3ad",
+      },
+      memoryMiB: 256,
+      cpus: 1,
+      serial: { kind: "file", path: "/tmp/sw.log" },
+      watchdog: "none",
+    });
+    expect(args.some((a) => a.includes("pflash"))).toBe(false);
+    expect(args.join(" ")).toContain(
+      "-kernel /k/vmlinuz -initrd /k/initrd.img -append console=ttyS0 sw.lag=802.3ad",
+    );
+    expect(args.join(" ")).toContain(
+      "-machine q35 -accel tcg -cpu max,erms=off,fsrm=off -smp 1 -m 256",
+    );
+    expect(() => qemuArgs({ serial: { kind: "stdio" } })).toThrow("it has neither");
+  });
+
   it("refuses more AHCI disks than the controller has ports", () => {
     const disks = Array.from({ length: 7 }, (_, i) => ({ path: `/d/${i}`, bus: "ahci" as const }));
     expect(() => qemuArgs({ firmware: FIRMWARE, disks, serial: { kind: "stdio" } })).toThrow(
