@@ -39,3 +39,13 @@ export function tapIntoNamespaceScript(ns: string, bridge: string): string {
 export function inNamespace(ns: string, command: string, args: readonly string[]): string[] {
   return ["netns", "exec", ns, command, ...args];
 }
+
+/** Joins a link-layer multicast group (`ip maddr add`), so the NIC delivers its frames. */
+export async function joinMulticast(iface: string, mac: string): Promise<void> {
+  await run("ip", ["maddr", "add", mac, "dev", iface], { timeoutMs: 10_000 });
+}
+
+/** Undoes one joinMulticast: the kernel counts joins. */
+export async function leaveMulticast(iface: string, mac: string): Promise<void> {
+  await run("ip", ["maddr", "del", mac, "dev", iface], { timeoutMs: 10_000 });
+}
