@@ -7,10 +7,11 @@ import { join } from "node:path";
 import { LikenError } from "../common/errors.ts";
 import { describeFileError, findFileError } from "../common/file-errors.ts";
 import { RELEASE_UKI, requireBootModules, requireRelease } from "../formats/release.ts";
+import { listenForNeighbors } from "../hardware/lldp-neighbors.ts";
 import type { Manifest } from "../manifest/types.ts";
 import { buildReport } from "./report.ts";
 import { saveReport } from "./save-report.ts";
-import type { HwReport } from "./types.ts";
+import type { HwReport, NicReport } from "./types.ts";
 
 export interface ReportRequest {
   readonly manifest?: Manifest;
@@ -20,6 +21,8 @@ export interface ReportRequest {
   readonly releaseDir?: string;
   /** Also write the JSON to DIR/<serial or uuid>.json. */
   readonly saveDir?: string;
+  /** Listen this long on each NIC with carrier for its switch's LLDP; not at all when absent. */
+  readonly lldpMs?: number;
 }
 
 export interface ProducedReport {
@@ -35,6 +38,7 @@ export async function produceReport(request: ReportRequest): Promise<ProducedRep
     ...(request.manifest ? { manifest: request.manifest } : {}),
     ...(request.machine ? { machine: request.machine } : {}),
     ...(release ? { release } : {}),
+    ...(request.lldpMs ? { neighbors: neighborsFor(request.lldpMs, request.machine) } : {}),
   });
   if (!request.saveDir) return { report };
   const dir = request.saveDir;
@@ -65,6 +69,15 @@ export async function produceReport(request: ReportRequest): Promise<ProducedRep
 function fileErrorWords(error: unknown): string {
   const errno = findFileError(error);
   return errno ? describeFileError(errno).what : (error as Error).message;
+}
+
+function neighborsFor(ms: number, machine: string | undefined) {
+  return (nics: readonly NicReport[]) =>
+    listenForNeighbors(
+      nics.map((n) => ({ kernelName: n.kernelName, name: n.name, mac: n.mac })),
+      ms,
+      `liken-stick${machine ? ` ${machine}` : ""}`,
+    );
 }
 
 /** The release's version, rootfs size, boot-modules.json and signed image. */

@@ -1,12 +1,14 @@
 // The report as text, in the order an operator reads it: problems first, then the system,
 // CPU and memory, disks, NICs and ports, and the proposed layout.
 import { formatSizeShort } from "../common/size.ts";
+import type { LldpNeighbor } from "../formats/lldp.ts";
 import { renderLayout, renderPlanFailure } from "../installer/plan/render.ts";
 import type {
   ChainLevel,
   ControllerReport,
   DiskReport,
   HwReport,
+  InterfaceReport,
   NicReport,
   ReleaseSignature,
 } from "./types.ts";
@@ -140,8 +142,21 @@ function nicLines(n: NicReport): string[] {
   return [
     `${n.name}${kernel}  ${or(n.mac, "no MAC")}  ${renderChain(n.chain)}  ${link}`,
     ...(n.controller ? [`  controller  ${renderController(n.controller)}`] : []),
+    ...(n.neighbor ? [`  cabled to   ${neighborWords(n.neighbor)}`] : []),
     ...firmware,
   ];
+}
+
+// "tor-7a (00:1c:73:aa:bb:cc) port Ethernet12 "rack 7", VLAN 40"
+function neighborWords(n: LldpNeighbor): string {
+  const name = n.systemName ? `${n.systemName} (${n.chassis})` : n.chassis;
+  const description = n.portDescription ? ` "${n.portDescription}"` : "";
+  const vlan = n.portVlan ? `, VLAN ${n.portVlan}` : "";
+  return `${name} port ${n.port}${description}${vlan}`;
+}
+
+function interfaceLine(i: InterfaceReport): string {
+  return `interface ${i.name} of ${i.machine} (${i.kind}): ${i.summary}`;
 }
 
 function portLine(p: HwReport["ports"][number]): string {
@@ -156,6 +171,7 @@ function nics(r: HwReport): string {
   return section("NICs", [
     ...(r.nics.length ? r.nics.flatMap(nicLines) : ["none found"]),
     ...r.ports.map(portLine),
+    ...r.interfaces.map(interfaceLine),
   ]);
 }
 

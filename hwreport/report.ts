@@ -7,6 +7,7 @@ import { rfc3339 } from "../common/time.ts";
 import { PORT_WAIT_SECONDS } from "../formats/boot-interface.ts";
 import type { BootModules } from "../formats/boot-modules.ts";
 import { NO_PCI_NAMES, type PciIds, type PciNames } from "../formats/pci-ids.ts";
+import type { LldpNeighbor } from "../formats/lldp.ts";
 import { signerVerdict } from "../formats/pe-signer.ts";
 import {
   type BootPath,
@@ -26,6 +27,7 @@ import { findDisks, findNics } from "../hardware/sysfs.ts";
 import { planInstall, planResultOf } from "../installer/plan/plan-install.ts";
 import type { Machine, Manifest } from "../manifest/types.ts";
 import { controllerIds, controllerOf } from "./controller.ts";
+import { declaredInterfaces } from "./interfaces.ts";
 import { type Inventory, readInventory } from "./inventory.ts";
 import { systemPciNames } from "./pci-names.ts";
 import {
@@ -62,6 +64,11 @@ export interface ReportInput {
   readonly kernelLog?: () => Promise<readonly string[]>;
   /** The names of the controllers' PCI ids: the machine's on "/" (hwreport/pci-names.ts), none elsewhere. */
   readonly pciNames?: (ids: readonly PciIds[]) => PciNames;
+  /**
+   * Where each NIC is cabled, by kernel name (hardware/lldp-neighbors.ts); none asked when
+   * absent, since listening sends an LLDPDU on every NIC with carrier.
+   */
+  readonly neighbors?: (nics: readonly NicReport[]) => Promise<ReadonlyMap<string, LldpNeighbor>>;
   readonly now?: Date;
   readonly newInstallId?: string;
 }
@@ -78,7 +85,7 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
   const { disks, classified } = await reportDisks(input, machine, boot, problems);
   if (boot) problems.push(...missingDriverProblems(disks, boot));
   else problems.push(noRelease());
-  const nics = await reportNics(input, root, machine, nicBoot);
+  const nics = await withNeighbors(input, await reportNics(input, root, machine, nicBoot));
   const machines = input.manifest
     ? input.manifest.machines.filter((m) => input.machine === undefined || m.name === input.machine)
     : [];
@@ -102,6 +109,7 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
     disks,
     nics,
     ports,
+    interfaces: declaredInterfaces(machines, nics),
     release: boot ? { version: boot.version, kernel: boot.kernel, signature } : null,
     layouts,
     saved: null,
@@ -251,8 +259,15 @@ async function reportNics(
         file,
         carried: input.release ? carriesFirmware(input.release.modules, module, file) : null,
       })),
+      neighbor: null,
     };
   });
+}
+
+async function withNeighbors(input: ReportInput, nics: NicReport[]): Promise<NicReport[]> {
+  if (!input.neighbors) return nics;
+  const heard = await input.neighbors(nics.filter((n) => n.carrier));
+  return nics.map((n) => ({ ...n, neighbor: heard.get(n.kernelName) ?? null }));
 }
 
 // Each port the manifest's machines declare, and the NIC of this machine that has its name.

@@ -1,6 +1,8 @@
 // The hardware report: the `hwreport --json` value (docs/hwreport.md is its schema, and
 // changes to it are changes to a contract). Every field is present; what was not found is
 // null, never an empty string.
+import type { InterfaceKind } from "../common/network-declaration.ts";
+import type { LldpNeighbor } from "../formats/lldp.ts";
 import type { Verdict } from "../hardware/disks/types.ts";
 import type { BootSupport, ChainLevel } from "../hardware/types.ts";
 import type { PlanResult } from "../installer/plan/types.ts";
@@ -83,6 +85,25 @@ export interface NicReport {
   readonly chain: readonly ChainLevel[];
   /** Firmware files its driver asked this kernel for (the kernel's log), as the release has them. */
   readonly firmware: readonly { readonly file: string; readonly carried: boolean | null }[];
+  /** The switch and port it is cabled to, from their LLDP; null when none was heard or asked. */
+  readonly neighbor: LldpNeighbor | null;
+}
+
+/** A declared interface of a machine (`[[machines.interfaces]]`) and whether this machine can build it. */
+export interface InterfaceReport {
+  readonly machine: string;
+  readonly name: string;
+  readonly kind: InterfaceKind;
+  /** The ports under it: itself, a bond's members, or the ports of a VLAN's link. */
+  readonly ports: readonly {
+    readonly port: string;
+    readonly exists: boolean;
+    readonly carrier: boolean;
+  }[];
+  /** Every port under it exists here. */
+  readonly buildable: boolean;
+  /** One line: "can be built: bond members eno1 and eno2 with carrier". */
+  readonly summary: string;
 }
 
 export interface PortReport {
@@ -183,6 +204,8 @@ export interface HwReport {
   readonly disks: readonly DiskReport[];
   readonly nics: readonly NicReport[];
   readonly ports: readonly PortReport[];
+  /** The chosen machines' declared interfaces, each judged against this machine's NICs. */
+  readonly interfaces: readonly InterfaceReport[];
   /** The release judged against; null without --release. */
   readonly release: {
     readonly version: string;

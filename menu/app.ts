@@ -2,6 +2,7 @@
 // events, and runs the effects it asks for (install, hardware report, shell, power off).
 // It ends only through Power off; a failed install holds the console on its screen.
 import { LikenError, oneLine } from "../common/errors.ts";
+import { LLDP_LISTEN_MS } from "../hardware/lldp-neighbors.ts";
 import { produceReport, renderReport } from "../hwreport/index.ts";
 import { install } from "../installer/install.ts";
 import type { Manifest } from "../manifest/index.ts";
@@ -238,6 +239,8 @@ async function report(options: MenuOptions): Promise<string> {
       manifest: options.manifest,
       releaseDir: options.releaseDir,
       ...(options.reportDir ? { saveDir: options.reportDir } : {}),
+      // Listening sends an LLDPDU on every NIC with carrier: on the stick, not a workstation.
+      ...(options.onStick ? { lldpMs: LLDP_LISTEN_MS } : {}),
     });
     return `${renderReport(report)}${notSaved ? `${oneLine(notSaved)}\n` : ""}`;
   } catch (error) {

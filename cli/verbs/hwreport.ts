@@ -22,6 +22,10 @@ boot is named, and is unsupported. With --manifest, the ports each machine
 declares are checked, and the report shows the layout install would write for
 machine NAME (--as), or for every machine; unsupported disks are left out.
 
+With --lldp SECONDS, each NIC with carrier sends one LLDP frame and listens
+that long for its switch's, and the report says which switch and port each NIC
+is cabled to (the stick's menu and its unattended report listen 5 seconds).
+
 Problems come first; docs/hwreport.md explains each one and what to do.`,
   options: [
     { name: "json", type: "boolean", summary: "print JSON for programs (docs/hwreport.md)" },
@@ -39,6 +43,12 @@ Problems come first; docs/hwreport.md explains each one and what to do.`,
       value: "DIR",
       summary: "also write the JSON to DIR/<serial>.json (without a serial: docs/hwreport.md)",
     },
+    {
+      name: "lldp",
+      type: "string",
+      value: "SECONDS",
+      summary: "listen this long on each NIC for its switch's LLDP (1 to 60; root)",
+    },
   ],
   async run(args, io) {
     const file = args.options.manifest;
@@ -54,14 +64,27 @@ Problems come first; docs/hwreport.md explains each one and what to do.`,
       );
     const releaseDir = args.options.release;
     const saveDir = args.options.save;
+    const lldpMs = lldpOption(args.options.lldp);
     const { report, notSaved } = await produceReport({
       ...(manifest ? { manifest } : {}),
       ...(typeof name === "string" ? { machine: name } : {}),
       ...(typeof releaseDir === "string" ? { releaseDir } : {}),
       ...(typeof saveDir === "string" ? { saveDir } : {}),
+      ...(lldpMs ? { lldpMs } : {}),
     });
     io.out(args.options.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
     if (notSaved) throw notSaved;
     return 0;
   },
 };
+
+function lldpOption(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 60)
+    throw usageError(
+      `--lldp ${String(value)} is not a whole number of seconds from 1 to 60`,
+      "give --lldp 5",
+    );
+  return seconds * 1000;
+}
