@@ -75,7 +75,12 @@ async function switchSending(frame: Buffer, ms: number) {
     }),
   );
   await ready;
-  return { heard: async () => (await sw.exited, JSON.parse(out.split("\n")[1] ?? "null")) };
+  return {
+    heard: async () => {
+      await sw.exited;
+      return JSON.parse(out.split("\n")[1] ?? "null");
+    },
+  };
 }
 
 async function listen(ms: number) {

@@ -6,8 +6,8 @@ import { basename } from "node:path";
 import { rfc3339 } from "../common/time.ts";
 import { PORT_WAIT_SECONDS } from "../formats/boot-interface.ts";
 import type { BootModules } from "../formats/boot-modules.ts";
-import { NO_PCI_NAMES, type PciIds, type PciNames } from "../formats/pci-ids.ts";
 import type { LldpNeighbor } from "../formats/lldp.ts";
+import { NO_PCI_NAMES, type PciIds, type PciNames } from "../formats/pci-ids.ts";
 import { signerVerdict } from "../formats/pe-signer.ts";
 import {
   type BootPath,
