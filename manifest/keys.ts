@@ -18,6 +18,8 @@ export const MACHINE_KEYS = [
   "name",
   "role",
   "ports",
+  "nameservers",
+  "interfaces",
   "modules",
   "system_disk",
   "reboot_policy",
@@ -25,6 +27,19 @@ export const MACHINE_KEYS = [
 ] as const;
 export const MATCH_KEYS = ["mac", "serial", "uuid"] as const;
 export const MODULE_KEYS = ["name", "parameters"] as const;
+export const INTERFACE_KEYS = [
+  "name",
+  "bond",
+  "vlan",
+  "mtu",
+  "addresses",
+  "routes",
+  "dhcp",
+] as const;
+export const BOND_KEYS = ["ports", "mode"] as const;
+export const VLAN_KEYS = ["link", "id"] as const;
+export const ROUTE_KEYS = ["to", "via"] as const;
+export const BOND_MODES = ["802.3ad", "active-backup"] as const;
 export const SELECTOR_PATTERN_KEYS = ["serial", "model", "wwn", "transport", "path"] as const;
 export const SELECTOR_SIZE_KEYS = ["min_size", "max_size"] as const;
 export const SELECTOR_KEYS = [...SELECTOR_PATTERN_KEYS, ...SELECTOR_SIZE_KEYS] as const;

@@ -2,6 +2,7 @@
 // after a [header] belongs to that table, so a key that is written a few lines too low,
 // or under a missing header, lands in the wrong table.
 import {
+  INTERFACE_KEYS,
   LAYOUT_KEYS,
   MACHINE_KEYS,
   RELEASE_KEYS,
@@ -17,12 +18,17 @@ const HOMES: readonly (readonly [readonly string[], string])[] = [
   [STORAGE_KEYS, "a [[storage]] table"],
   [SELECTOR_KEYS, "a system_disk table"],
   [SECURE_BOOT_KEYS, "[secure_boot]"],
+  [INTERFACE_KEYS, "a [[machines.interfaces]] table"],
 ];
 
 /** `where` is how messages name the table the key is in: "in [layout]", "at the top level". */
 export function misplacedAdvice(key: string, where: string): string | undefined {
   if (key === "cluster" && where !== TOP_LEVEL) {
     return "cluster is a top-level key: move it above the first table header";
+  }
+  // A machine's key written after its first [[machines.interfaces]] lands in that interface.
+  if (where === IN_INTERFACE && (MACHINE_KEYS as readonly string[]).includes(key)) {
+    return `${JSON.stringify(key)} is a key of the machine: move it above the machine's first [[machines.interfaces]]`;
   }
   for (const [keys, home] of HOMES) {
     if (keys.includes(key)) return `${JSON.stringify(key)} belongs in ${home}`;
@@ -31,3 +37,4 @@ export function misplacedAdvice(key: string, where: string): string | undefined 
 }
 
 export const TOP_LEVEL = "at the top level";
+export const IN_INTERFACE = "in [[machines.interfaces]]";

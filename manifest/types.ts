@@ -2,6 +2,8 @@
 // sizes in bytes, deep-readonly. Key names are the file's own, so the JSON that
 // `manifest check --json` prints reads like the TOML an operator wrote.
 
+import type { InterfaceDeclaration } from "../common/network-declaration.ts";
+
 export type MachineRole = "leader" | "follower";
 export type RebootPolicy = "Automatic" | "Manual";
 
@@ -40,6 +42,10 @@ export interface Machine {
   readonly name: string;
   readonly role: MachineRole;
   readonly ports: readonly string[];
+  /** IPv4 or IPv6 addresses, at most 3; `[]` when none are declared. */
+  readonly nameservers: readonly string[];
+  /** The declared network, in the order written; `[]`: nothing beyond the ports' wait. */
+  readonly interfaces: readonly InterfaceDeclaration[];
   readonly modules: readonly DeclaredModule[];
   readonly system_disk?: DiskSelector;
   readonly reboot_policy: RebootPolicy;

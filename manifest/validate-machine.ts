@@ -1,4 +1,5 @@
-// One [[machines]] entry: its name, role, ports, modules, system disk and reboot policy.
+// One [[machines]] entry: its name, role, ports, network, modules, system disk and reboot
+// policy.
 
 import {
   dnsLabelHint,
@@ -15,18 +16,21 @@ import type { DiskSelector, Machine, MachineRole, RebootPolicy } from "./types.t
 import { readDiskSelector } from "./validate-disk.ts";
 import { readMatch } from "./validate-match.ts";
 import { readModules } from "./validate-modules.ts";
+import { readNetwork } from "./validate-network.ts";
 
 export function readMachine(ck: Check, entry: TomlTable, path: KeyPath): Machine | undefined {
   ck.unknownKeys(entry, path, MACHINE_KEYS, "in [[machines]]");
   const name = readName(ck, entry, path);
   const role = readRole(ck, entry, path);
   const ports = readPorts(ck, entry, path);
+  const network = readNetwork(ck, entry, path, ports);
   const modules = readModules(ck, entry, path);
   const system_disk: DiskSelector | null | undefined =
     entry.system_disk === undefined ? undefined : readDiskSelector(ck, entry, path);
   const reboot_policy = readRebootPolicy(ck, entry, path);
   const match = entry.match === undefined ? undefined : readMatch(ck, entry, path);
   if (name === undefined || role === undefined || ports === undefined) return undefined;
+  if (network === undefined) return undefined;
   if (modules === undefined || system_disk === null || reboot_policy === undefined)
     return undefined;
   if (match === null) return undefined;
@@ -34,6 +38,8 @@ export function readMachine(ck: Check, entry: TomlTable, path: KeyPath): Machine
     name,
     role,
     ports,
+    nameservers: network.nameservers,
+    interfaces: network.interfaces.map((i) => i.declared),
     modules,
     ...(system_disk === undefined ? {} : { system_disk }),
     reboot_policy,

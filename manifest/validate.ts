@@ -12,6 +12,7 @@ import { readMachine } from "./validate-machine.ts";
 import { checkUniqueMatches } from "./validate-match.ts";
 import { readSecureBoot } from "./validate-secure-boot.ts";
 import { readStorage } from "./validate-storage.ts";
+import { checkUniqueAddresses } from "./validate-unique-addresses.ts";
 
 /** The normalized manifest, or undefined when `found` holds an error. */
 export function validate(doc: TomlTable, map: SourceMap, found: Findings): Manifest | undefined {
@@ -71,11 +72,13 @@ function readMachines(ck: Check, doc: TomlTable): Machine[] | undefined {
   checkLeaders(ck, entries);
   checkLeaderPorts(ck, entries);
   // With every machine read, machines[i] is entries[i]: the positions point at the file.
-  if (complete)
+  if (complete) {
     checkUniqueMatches(
       ck,
       machines.flatMap((m, index) => (m.match ? [{ index, name: m.name, match: m.match }] : [])),
     );
+    checkUniqueAddresses(ck, machines);
+  }
   return complete ? machines : undefined;
 }
 
