@@ -15,7 +15,17 @@ const manifest: Manifest = {
   release: { version: "1.0.0" },
   layout: { esp: 512 * 2 ** 20, slot: 2 * GIB, crash_journal: 64 * 2 ** 20, state: GIB },
   storage: [],
-  machines: [{ name: "leader-1", role: "leader", ports: [], modules: [], reboot_policy: "Manual" }],
+  machines: [
+    {
+      name: "leader-1",
+      role: "leader",
+      ports: [],
+      modules: [],
+      nameservers: [],
+      interfaces: [],
+      reboot_policy: "Manual",
+    },
+  ],
 };
 
 function likenDisk(path: string, cluster: string): Disk {

@@ -15,7 +15,15 @@ const manifest: Manifest = {
   layout: { esp: 512 * MIB, slot: 2 * GIB, crash_journal: 64 * MIB, state: GIB },
   storage: [{ role: "containerd", size: 20 * GIB }],
   machines: [
-    { name: "leader-1", role: "leader", ports: [], modules: [], reboot_policy: "Automatic" },
+    {
+      name: "leader-1",
+      role: "leader",
+      ports: [],
+      modules: [],
+      nameservers: [],
+      interfaces: [],
+      reboot_policy: "Automatic",
+    },
   ],
 };
 

@@ -20,12 +20,22 @@ const manifest: Manifest = {
     { role: "local-volumes", size: "rest" },
   ],
   machines: [
-    { name: "leader-1", role: "leader", ports: ["eno1"], modules: [], reboot_policy: "Automatic" },
+    {
+      name: "leader-1",
+      role: "leader",
+      ports: ["eno1"],
+      modules: [],
+      nameservers: [],
+      interfaces: [],
+      reboot_policy: "Automatic",
+    },
     {
       name: "worker-1",
       role: "follower",
       ports: [],
       modules: [],
+      nameservers: [],
+      interfaces: [],
       system_disk: { serial: "S4EVNX0N123456" },
       reboot_policy: "Automatic",
     },
