@@ -1,7 +1,7 @@
 // Makes an installed system disk the firmware's next boot, once: a Boot#### entry for the
 // loader on the disk's ESP, found by the partition's place and GUID in the disk's GPT, and
 // BootNext naming it. The stick stays first in the boot order, so a later power-on with it
-// still in boots the stick again, which then decides (installer/unattended.ts).
+// still in boots the stick again, which then decides (installer/unattended/install-once.ts).
 import { constants, open } from "node:fs/promises";
 import { LikenError } from "../common/errors.ts";
 import { partitionLabel } from "../common/partition-labels.ts";

@@ -7,7 +7,7 @@ import { requireRelease } from "../formats/release.ts";
 import { inventoryDisks } from "../hardware/disks/index.ts";
 import { readMachineIdentity } from "../hardware/machine-identity.ts";
 import { releaseMissingDrivers } from "../hardware/missing-drivers.ts";
-import { chooseMachine } from "../installer/choose-machine.ts";
+import { chooseMachine } from "../installer/unattended/choose-machine.ts";
 import type { Manifest } from "../manifest/index.ts";
 import { planMachines } from "./plans.ts";
 import type { Identity, MenuData } from "./types.ts";

@@ -1,28 +1,21 @@
 // `liken-stick unattended --as NAME [--wipe] [PATH...]`: what the stick's /init runs for
 // `liken.install=NAME`; the init reboots or powers off when it exits 0 and holds otherwise.
-import { readFile } from "node:fs/promises";
-import { LikenError, usageError } from "../../common/errors.ts";
-import { formatSizeShort } from "../../common/size.ts";
-import { inventoryDisks } from "../../hardware/disks/index.ts";
-import { renderDisks } from "../../hardware/disks/render.ts";
+// The flow is installer/unattended/run.ts; this verb reads its options and hands it the
+// hardware report.
+import { usageError } from "../../common/errors.ts";
+import { STICK_PAYLOAD, STICK_RUN } from "../../formats/stick-payload.ts";
 import { EFIVARS } from "../../hardware/efi-vars.ts";
-import { readMachineIdentity } from "../../hardware/machine-identity.ts";
-import { releaseMissingDrivers } from "../../hardware/missing-drivers.ts";
-import { requireNetwork } from "../../hardware/network-up.ts";
 import { produceReport } from "../../hwreport/produce.ts";
-import { chooseMachine, describeIdentity } from "../../installer/choose-machine.ts";
-import { sendReport } from "../../installer/send-report.ts";
-import { unattended } from "../../installer/unattended.ts";
-import type { Manifest } from "../../manifest/index.ts";
+import { runUnattended } from "../../installer/unattended/run.ts";
 import { requireFirmwareVariables } from "../firmware-variables.ts";
 import { requireManifest } from "../load-manifest.ts";
-import type { Io, Verb } from "../verb.ts";
+import type { Verb } from "../verb.ts";
 
 const DEFAULTS = {
-  manifest: "/payload/cluster.toml",
-  release: "/payload/release",
-  "status-file": "/run/liken/install-status.json",
-  record: "/payload/installed.json",
+  manifest: STICK_PAYLOAD.manifest,
+  release: STICK_PAYLOAD.release,
+  "status-file": STICK_RUN.installStatus,
+  record: STICK_PAYLOAD.record,
 } as const;
 
 export const unattendedVerb: Verb = {
@@ -132,84 +125,33 @@ checked before anything is installed or recorded.`,
     const then = args.options.then ?? "reboot";
     if (then !== "reboot" && then !== "poweroff")
       throw usageError(`--then is "${then}"`, "give --then reboot or --then poweroff");
-    const release = option("release");
+    const releaseDir = option("release");
     const reportUrl = parseReportUrl(args.options.report);
     const efivars = await requireFirmwareVariables(
       typeof args.options.efivars === "string" ? args.options.efivars : undefined,
     );
     const manifest = await requireManifest(option("manifest"), "unattended", io);
-    let machine: string | null = null;
-    try {
-      machine = asked === AUTO ? await machineOfThisHardware(manifest, io) : asked;
-      await unattended({
-        manifest,
-        machine,
-        releaseDir: release,
-        wipe: args.options.wipe === true,
-        paths: args.operands,
-        statusFile: option("status-file"),
-        recordFile: option("record"),
-        efivars,
-        then,
-        say: (line) => io.out(`${line}\n`),
-        onEvent: (e) => {
-          if (e.type === "step") io.out(`» ${e.what}\n`);
-          else if (e.done === e.total)
-            io.out(`  ${formatSizeShort(e.total)} written and verified\n`);
-        },
-      });
-      return 0;
-    } catch (error) {
-      // Under the error line (main prints it), every disk with its verdict, as install does;
-      // a machine auto could not name has printed what it is instead.
-      if (machine !== null) {
-        // Without the release's verdicts the disks are listed without missing drivers.
-        const missing = await releaseMissingDrivers(release).catch(() => undefined);
-        // The disks are context for the error thrown below: none listed rather than a second error.
-        const disks = await inventoryDisks({
-          paths: args.operands,
-          missingDrivers: missing,
-        }).catch(() => []);
-        io.err(renderDisks(disks));
-      }
-      throw error;
-    } finally {
-      if (reportUrl)
-        await reportTo(reportUrl, machine, manifest, release, option("status-file"), io);
-    }
+    await runUnattended({
+      manifest,
+      as: asked,
+      releaseDir,
+      wipe: args.options.wipe === true,
+      paths: args.operands,
+      statusFile: option("status-file"),
+      recordFile: option("record"),
+      efivars,
+      then,
+      ...(reportUrl ? { reportUrl } : {}),
+      hardwareReport: (machine) =>
+        produceReport({ manifest, ...(machine ? { machine } : {}), releaseDir }).then(
+          (r) => r.report,
+        ),
+      out: io.out,
+      err: io.err,
+    });
+    return 0;
   },
 };
-
-const AUTO = "auto";
-
-/** liken.install=auto: the manifest machine whose match is this hardware, or a refusal that lists what it saw. */
-async function machineOfThisHardware(manifest: Manifest, io: Io): Promise<string> {
-  const identity = await readMachineIdentity();
-  const choice = chooseMachine(manifest.machines, identity);
-  const seen = `this machine: ${describeIdentity(identity)}`;
-  if (choice.kind === "one") {
-    io.out(`liken-stick: ${seen}; it is ${choice.machine} in the manifest\n`);
-    return choice.machine;
-  }
-  io.err(`liken-stick: ${seen}\n`);
-  if (choice.kind === "many")
-    throw new LikenError({
-      kind: "refused",
-      what: `${choice.machines.join(" and ")} all match this hardware`,
-      hint: "make their matches in the manifest tell them apart, or boot with liken.install=NAME",
-      reason: "MachineNotMatched",
-    });
-  for (const near of choice.near)
-    io.err(
-      `liken-stick: ${near.machine} came close: its ${near.agreed.join(" and ")} agreed, its ${near.differed.join(" and ")} did not\n`,
-    );
-  throw new LikenError({
-    kind: "refused",
-    what: "no machine of the manifest matches this hardware",
-    hint: "add this machine's MAC, serial or UUID to its match in the manifest, or boot with liken.install=NAME",
-    reason: "MachineNotMatched",
-  });
-}
 
 function parseReportUrl(value: unknown): string | undefined {
   if (value === undefined) return undefined;
@@ -220,47 +162,4 @@ function parseReportUrl(value: unknown): string | undefined {
       "give a URL such as http://10.0.0.1:8080/liken/reports",
     );
   return url.href;
-}
-
-/** Sends the install's report to `url`; says what came of it, and never throws. */
-async function reportTo(
-  url: string,
-  machine: string | null,
-  manifest: Manifest,
-  releaseDir: string,
-  statusFile: string,
-  io: Io,
-): Promise<void> {
-  const say = (line: string) => io.out(`liken-stick: ${line}\n`);
-  try {
-    await requireNetwork();
-  } catch (error) {
-    say(`report not sent to ${url}: ${(error as Error).message} (the install is not affected)`);
-    return;
-  }
-  // The report goes without the installer's status when it cannot be read.
-  const status = await readFile(statusFile, "utf8").then(
-    (t) => JSON.parse(t) as unknown,
-    () => null,
-  );
-  // The report goes without the hardware section when it cannot be made; the install is done.
-  const hardware = await produceReport({
-    manifest,
-    ...(machine ? { machine } : {}),
-    releaseDir,
-  }).then(
-    (r) => r.report,
-    () => null,
-  );
-  const outcome = await sendReport(url, {
-    schema: "liken-install-report/1",
-    machine,
-    status,
-    hardware,
-  });
-  say(
-    outcome.sent
-      ? `report sent to ${url} (${outcome.detail})`
-      : `report not sent to ${url} after ${outcome.tries} tries: ${outcome.detail} (the install is not affected)`,
-  );
 }

@@ -1,10 +1,10 @@
-// The unattended install of a stick built with `liken.install=NAME`: once per machine. Before
+// The install of the unattended flow (run.ts), once per machine (`liken.install=NAME`). Before
 // anything is written, the machine's disks are read: a complete install whose install id the
 // stick recorded means the stick already did its job, and nothing is written or wiped (a
 // stick left in must not reinstall, or wipe, at every power-on). Otherwise it installs,
 // records the install on the stick, and either way the installed disk is made the next boot.
 import { readFile } from "node:fs/promises";
-import { writeFileAtomic } from "../common/atomic-file.ts";
+import { writeFileAtomic } from "../../common/atomic-file.ts";
 import {
   EMPTY_STICK_RECORD,
   encodeStickRecord,
@@ -12,14 +12,14 @@ import {
   recordsInstall,
   type StickRecord,
   withInstall,
-} from "../formats/stick-record.ts";
-import { type Disk, inventoryDisks } from "../hardware/disks/index.ts";
-import { bootName } from "../hardware/efi-vars.ts";
-import type { Manifest } from "../manifest/types.ts";
-import { bootDiskNext } from "./boot-next.ts";
-import { type InstallEvent, install } from "./install.ts";
+} from "../../formats/stick-record.ts";
+import { type Disk, inventoryDisks } from "../../hardware/disks/index.ts";
+import { bootName } from "../../hardware/efi-vars.ts";
+import type { Manifest } from "../../manifest/types.ts";
+import { bootDiskNext } from "../boot-next.ts";
+import { type InstallEvent, install } from "../install.ts";
 
-export interface UnattendedRequest {
+export interface InstallOnceRequest {
   readonly manifest: Manifest;
   readonly machine: string;
   readonly releaseDir: string;
@@ -27,7 +27,7 @@ export interface UnattendedRequest {
   /** The disks to look at and install on; empty means every disk of the machine. */
   readonly paths: readonly string[];
   readonly statusFile: string;
-  /** The stick's record of its installs (/payload/installed.json). */
+  /** The stick's record of its installs (formats/stick-payload.ts: on the payload, or in memory). */
   readonly recordFile: string;
   /** The efivarfs mount; tests give a folder. */
   readonly efivars?: string;
@@ -38,7 +38,7 @@ export interface UnattendedRequest {
   readonly onEvent?: (event: InstallEvent) => void;
 }
 
-export type UnattendedOutcome =
+export type InstallOnceOutcome =
   /** A disk holds an install this stick recorded: nothing was written. */
   | {
       readonly result: "recorded";
@@ -56,7 +56,7 @@ export type UnattendedOutcome =
       readonly bootEntry: number;
     };
 
-export async function unattended(request: UnattendedRequest): Promise<UnattendedOutcome> {
+export async function installOnce(request: InstallOnceRequest): Promise<InstallOnceOutcome> {
   const { say } = request;
   const next = request.then === "reboot" ? "booting it" : "it boots at the next power-on";
   const record = await readRecord(request.recordFile);
@@ -115,7 +115,7 @@ export async function unattended(request: UnattendedRequest): Promise<Unattended
 }
 
 async function bootNext(
-  request: UnattendedRequest,
+  request: InstallOnceRequest,
   target: { path: string; cluster: string; machine: string },
 ): Promise<number> {
   const number = await bootDiskNext({

@@ -3,7 +3,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { cli } from "../test/cli.ts";
+import { cli } from "../../test/cli.ts";
 import { type InstallReport, sendReport } from "./send-report.ts";
 
 const REPORT: InstallReport = {

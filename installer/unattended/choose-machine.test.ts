@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseManifest } from "../manifest/index.ts";
+import { parseManifest } from "../../manifest/index.ts";
 import { chooseMachine, describeIdentity } from "./choose-machine.ts";
 
 const FILE = "test/fixtures/manifests/good/match.toml";

@@ -5,11 +5,11 @@ import { mkdir, mkdtemp, open, readFile, rm, stat, truncate, writeFile } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { decodeLoadOption } from "../formats/efi-load-option.ts";
-import { parseGpt } from "../formats/gpt.ts";
-import { EFI_GLOBAL } from "../hardware/efi-vars.ts";
-import { cli } from "../test/cli.ts";
-import { makeTestRelease } from "../test/release-fixture.ts";
+import { decodeLoadOption } from "../../formats/efi-load-option.ts";
+import { parseGpt } from "../../formats/gpt.ts";
+import { EFI_GLOBAL } from "../../hardware/efi-vars.ts";
+import { cli } from "../../test/cli.ts";
+import { makeTestRelease } from "../../test/release-fixture.ts";
 
 const MANIFEST = "test/fixtures/manifests/good/small.toml";
 const MIB = 1024 * 1024;

@@ -1,7 +1,7 @@
 // liken.install=auto: which manifest machine this hardware is, by each machine's match
 // (docs/install.md, Install by the machine's own hardware). Pure: the identity is read
 // elsewhere (hardware/machine-identity.ts).
-import type { Machine, MachineMatch } from "../manifest/types.ts";
+import type { Machine, MachineMatch } from "../../manifest/types.ts";
 
 /** What identifies this machine: its NICs' MACs, the SMBIOS system serial and UUID. */
 export interface MachineIdentity {
