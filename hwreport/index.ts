@@ -5,5 +5,5 @@ export { findMissingDrivers, releaseMissingDrivers } from "../hardware/missing-d
 export { type ProducedReport, produceReport, type ReportRequest } from "./produce.ts";
 export { renderReport } from "./render.ts";
 export { buildReport, type ReportInput } from "./report.ts";
-export { PAYLOAD_REPORTS, saveReport } from "./save-report.ts";
+export { saveReport } from "./save-report.ts";
 export { HWREPORT_SCHEMA, type HwReport } from "./types.ts";

@@ -1,14 +1,13 @@
 // The hardware report the menu shows, saved to the stick's payload (the LIKEN-DATA partition
-// the stick's /init mounts at /payload) as reports/<name>.json, so the operator carries it
-// away on the stick. One stick goes from machine to machine, so the name must be one two
-// machines cannot share: a report saved under another machine's name would replace it.
+// the stick's /init mounts, formats/stick-payload.ts) as reports/<name>.json, so the
+// operator carries it away on the stick. One stick goes from machine to machine, so the
+// name must be one two machines cannot share: a report saved under another machine's name
+// would replace it.
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { writeFileAtomic } from "../common/atomic-file.ts";
+import { STICK_PAYLOAD } from "../formats/stick-payload.ts";
 import type { HwReport, NicReport } from "./types.ts";
-
-/** Where the stick keeps the reports: the payload's reports/ folder. */
-export const PAYLOAD_REPORTS = "/payload/reports";
 
 type Named = Pick<HwReport, "system" | "nics" | "disks" | "cpu" | "memory">;
 
@@ -64,7 +63,10 @@ function hardwareDigest(report: Named): string {
  * path. A second report of the same machine replaces the first; a reader sees one or the
  * other, never a mix (temporary file, fsync, rename).
  */
-export async function saveReport(report: HwReport, dir = PAYLOAD_REPORTS): Promise<string> {
+export async function saveReport(
+  report: HwReport,
+  dir: string = STICK_PAYLOAD.reports,
+): Promise<string> {
   const file = join(dir, reportFileName(report));
   await writeFileAtomic(file, `${JSON.stringify({ ...report, saved: file }, null, 2)}\n`, 0o644);
   return file;

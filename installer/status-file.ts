@@ -6,10 +6,8 @@
 import { mkdir, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { LikenError } from "../common/errors.ts";
+import { STICK_RUN } from "../formats/stick-payload.ts";
 import { takePidLock } from "./lock.ts";
-
-/** The stick's status file: the one its menu, unattended install and report read. */
-export const STICK_STATUS_FILE = "/run/liken/install-status.json";
 
 /**
  * The status file of an install that was not given one: the stick's on the stick; beside the
@@ -21,13 +19,13 @@ export async function defaultStatusFile(
   onStick: boolean,
 ): Promise<string> {
   const [first] = paths;
-  if (onStick || first === undefined) return STICK_STATUS_FILE;
+  if (onStick || first === undefined) return STICK_RUN.installStatus;
   // A path that is not there is no image file: the status goes to the stick's default.
   const isFile = await stat(first).then(
     (s) => s.isFile(),
     () => false,
   );
-  return isFile ? `${first}.install-status.json` : STICK_STATUS_FILE;
+  return isFile ? `${first}.install-status.json` : STICK_RUN.installStatus;
 }
 
 export type StatusHold =

@@ -3,13 +3,14 @@ import { readFile } from "node:fs/promises";
 import { oneLine, usageError } from "../../common/errors.ts";
 import { formatSizeShort } from "../../common/size.ts";
 import type { InstallerStatus } from "../../formats/installer-status.ts";
+import { STICK_RUN } from "../../formats/stick-payload.ts";
 import { inventoryDisks } from "../../hardware/disks/index.ts";
 import { renderDisks } from "../../hardware/disks/render.ts";
 import { releaseMissingDrivers } from "../../hardware/missing-drivers.ts";
 import { install } from "../../installer/install.ts";
 import { renderLayout } from "../../installer/plan/render.ts";
 import type { Layout } from "../../installer/plan/types.ts";
-import { defaultStatusFile, STICK_STATUS_FILE } from "../../installer/status-file.ts";
+import { defaultStatusFile } from "../../installer/status-file.ts";
 import { onLikenStick } from "../firmware-variables.ts";
 import { requireManifest } from "../load-manifest.ts";
 import { SECTOR_SIZE_OPTION, sectorSizeOf } from "../sector-size.ts";
@@ -46,9 +47,9 @@ Interrupted, and the exit code is 130 (143, 129).
 
 A failed install prints its error and the disks with their verdicts, writes the
 status document (phase Failed and a reason) and exits 1. The status document goes
-to ${STICK_STATUS_FILE} on the stick; elsewhere, when the first disk
+to ${STICK_RUN.installStatus} on the stick; elsewhere, when the first disk
 named is an image file, beside it as FILE.install-status.json (no root needed),
-and otherwise to ${STICK_STATUS_FILE}.`,
+and otherwise to ${STICK_RUN.installStatus}.`,
   options: [
     { name: "manifest", type: "string", value: "FILE", summary: "the cluster manifest (required)" },
     {

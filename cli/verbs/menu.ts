@@ -1,13 +1,9 @@
 // `liken-stick menu [--manifest FILE] [--release DIR] [PATH...]`: what the stick shows.
 import { LikenError } from "../../common/errors.ts";
-import { PAYLOAD_REPORTS } from "../../hwreport/index.ts";
+import { STICK_PAYLOAD, STICK_RUN } from "../../formats/stick-payload.ts";
 import { terminalSize } from "../../menu/terminal-size.ts";
 import { requireManifest } from "../load-manifest.ts";
 import type { Io, Verb } from "../verb.ts";
-
-const PAYLOAD_MANIFEST = "/payload/cluster.toml";
-const PAYLOAD_RELEASE = "/payload/release";
-const DEFAULT_STATUS_FILE = "/run/liken/install-status.json";
 
 export const menuVerb: Verb = {
   words: ["menu"],
@@ -31,25 +27,25 @@ ends the menu with exit code 0. See docs/menu.md.`,
       name: "manifest",
       type: "string",
       value: "FILE",
-      summary: `the cluster manifest (${PAYLOAD_MANIFEST})`,
+      summary: `the cluster manifest (${STICK_PAYLOAD.manifest})`,
     },
     {
       name: "release",
       type: "string",
       value: "DIR",
-      summary: `the release to install (${PAYLOAD_RELEASE})`,
+      summary: `the release to install (${STICK_PAYLOAD.release})`,
     },
     {
       name: "status-file",
       type: "string",
       value: "FILE",
-      summary: `where the installer's status document goes (${DEFAULT_STATUS_FILE})`,
+      summary: `where the installer's status document goes (${STICK_RUN.installStatus})`,
     },
   ],
   async run(args, io) {
-    const file = stringOption(args.options.manifest, PAYLOAD_MANIFEST);
-    const releaseDir = stringOption(args.options.release, PAYLOAD_RELEASE);
-    const statusFile = stringOption(args.options["status-file"], DEFAULT_STATUS_FILE);
+    const file = stringOption(args.options.manifest, STICK_PAYLOAD.manifest);
+    const releaseDir = stringOption(args.options.release, STICK_PAYLOAD.release);
+    const statusFile = stringOption(args.options["status-file"], STICK_RUN.installStatus);
     if (!process.stdin.isTTY || !process.stdout.isTTY) {
       throw new LikenError({
         kind: "refused",
@@ -79,7 +75,7 @@ ends the menu with exit code 0. See docs/menu.md.`,
       statusFile,
       warnings,
       // On the stick every report shown goes onto the payload too (docs/hwreport.md).
-      ...(process.env.LIKEN_STICK === "1" ? { reportDir: PAYLOAD_REPORTS } : {}),
+      ...(process.env.LIKEN_STICK === "1" ? { reportDir: STICK_PAYLOAD.reports } : {}),
       onStick: process.env.LIKEN_STICK === "1",
       input: process.stdin,
       output: process.stdout,

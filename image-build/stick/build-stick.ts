@@ -27,6 +27,7 @@ import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
 import { STICK_PCI_IDS } from "../../formats/pci-ids.ts";
 import type { Verity } from "../../formats/release.ts";
 import { requireRelease } from "../../formats/release.ts";
+import { inPayload, PAYLOAD_MOUNT, STICK_PAYLOAD } from "../../formats/stick-payload.ts";
 import { createBmap } from "../../tools/bmaptool.ts";
 import { extractErofs } from "../../tools/fsck-erofs.ts";
 import { makeSquashfs } from "../../tools/mksquashfs.ts";
@@ -121,7 +122,11 @@ const FAT16_MIN = 9 * MIB;
 const FAT32_MIN = 40 * MIB;
 
 /** The payload files the initramfs checks before anything reads them; the installer checks the release's other files against release.toml. */
-const CHECKED_AT_BOOT = ["cluster.toml", "release/release.toml", "release/boot-modules.json"];
+const CHECKED_AT_BOOT = [
+  inPayload(STICK_PAYLOAD.manifest),
+  `${inPayload(STICK_PAYLOAD.release)}/release.toml`,
+  `${inPayload(STICK_PAYLOAD.release)}/boot-modules.json`,
+];
 
 /** The ISO 9660 volume label the ISO's initramfs finds its payload by. */
 export const ISO_VOLUME_LABEL = "LIKEN_STICK";
@@ -153,6 +158,8 @@ const TOOLS = [
   // The hardware report, where the kernel has no /sys/class/dmi/id: the serial number, UUID,
   // baseboard and firmware details (systeminformation runs dmidecode, found on PATH).
   "usr/sbin/dmidecode",
+  // The hardware report's LLDP: raw frames on a NIC (tools/socat.ts).
+  "usr/bin/socat",
 ];
 
 export interface StickOptions {
@@ -304,18 +311,19 @@ async function buildPayload(
   step: (what: string) => void,
 ): Promise<{ payload: string; verity: Verity; releaseVerity: Verity }> {
   const payload = join(o.workDir, "payload");
+  const manifest = inPayload(STICK_PAYLOAD.manifest);
+  const releaseDir = inPayload(STICK_PAYLOAD.release);
   await rm(payload, { recursive: true, force: true });
-  await mkdir(join(payload, "release"), { recursive: true });
-  await mkdir(join(payload, "reports"), { recursive: true });
-  await copyFile(o.manifest, join(payload, "cluster.toml"));
+  await mkdir(join(payload, releaseDir), { recursive: true });
+  await mkdir(join(payload, inPayload(STICK_PAYLOAD.reports)), { recursive: true });
+  await copyFile(o.manifest, join(payload, manifest));
   for (const name of (await readdir(o.releaseDir)).sort()) {
-    await copyFile(join(o.releaseDir, name), join(payload, "release", name));
+    await copyFile(join(o.releaseDir, name), join(payload, releaseDir, name));
   }
-  const released = (await readdir(join(payload, "release"))).sort().map((n) => `release/${n}`);
-  await writeFile(
-    join(payload, "SHA256SUMS"),
-    await checksums(payload, ["cluster.toml", ...released]),
-  );
+  const released = (await readdir(join(payload, releaseDir)))
+    .sort()
+    .map((n) => `${releaseDir}/${n}`);
+  await writeFile(join(payload, "SHA256SUMS"), await checksums(payload, [manifest, ...released]));
 
   const release = await requireRelease(o.releaseDir);
   const rootTree = join(o.workDir, "root-tree");
@@ -478,8 +486,9 @@ async function buildStickRoot(
   tree: string,
   workDir: string,
 ): Promise<void> {
-  for (const dir of ["bin", "sbin", "dev", "proc", "sys", "run", "tmp", "root", "payload"])
+  for (const dir of ["bin", "sbin", "dev", "proc", "sys", "run", "tmp", "root"])
     await mkdir(join(tree, dir), { recursive: true });
+  await mkdir(join(tree, PAYLOAD_MOUNT.slice(1)), { recursive: true });
   await mkdir(join(tree, STICK_RELEASE_MOUNT.slice(1)), { recursive: true });
   await copyFile(inputs.busybox, join(tree, "bin/busybox"));
   // The kernel's module helper (/proc/sys/kernel/modprobe, set by the initramfs) and the

@@ -7,6 +7,7 @@
 // Nothing on the payload is trusted that these hashes do not cover: the roots' blocks are
 // checked as they are read, and the installer checks the release's files against its
 // release.toml before it writes a byte.
+import { PAYLOAD_MOUNT } from "../../formats/stick-payload.ts";
 import { type ReadAhead, readAheadSh, warmStartSh } from "../node-read-ahead.ts";
 import { STICK_SAY_AND_HOLD } from "./console-sh.ts";
 import { findPayloadSh, type StickMedium } from "./medium-sh.ts";
@@ -59,7 +60,7 @@ export function stickInitrdInit(o: StickInitrdInit): string {
   return `#!/bin/busybox sh
 /bin/busybox --install -s /bin
 export PATH=/sbin:/bin
-mkdir -p /proc /sys /dev /run /payload /root
+mkdir -p /proc /sys /dev /run ${PAYLOAD_MOUNT} /root
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
@@ -106,7 +107,7 @@ say "liken-stick: payload $PAYLOAD verified"
 # The other disk controllers are not waited for (an AHCI controller's empty ports take
 # 0.4 s under emulation): a driver still loading at switch_root finishes in the kernel, and
 # those after it, their files gone with this initramfs, load with the root's drivers.
-for m in /dev /proc /sys /run /payload; do mount -o move "$m" "/root$m"; done
+for m in /dev /proc /sys /run ${PAYLOAD_MOUNT}; do mount -o move "$m" "/root$m"; done
 exec switch_root /root /init
 `;
 }
@@ -121,8 +122,8 @@ exec switch_root /root /init
 function mapVerity(what: string, image: VerityImage, loop: string, name: string, at: string) {
   const sectors = image.dataBlocks * 8;
   const blocks = image.dataBlocks;
-  return `losetup -r ${loop} /payload/${image.path} 2>/run/losetup.err ||
-  hold "cannot attach /payload/${image.path}: $(tail -n 1 /run/losetup.err); write the stick again"
+  return `losetup -r ${loop} ${PAYLOAD_MOUNT}/${image.path} 2>/run/losetup.err ||
+  hold "cannot attach ${PAYLOAD_MOUNT}/${image.path}: $(tail -n 1 /run/losetup.err); write the stick again"
 /sbin/losetup --direct-io=on ${loop} 2>/dev/null
 DM_DISABLE_UDEV=1 dmsetup create ${name} --readonly --noudevsync \\
   --table "0 ${sectors} verity 1 ${loop} ${loop} 4096 4096 ${blocks} ${blocks} sha256 ${image.rootHash} -" 2>/run/dmsetup.err ||

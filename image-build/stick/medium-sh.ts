@@ -5,6 +5,7 @@
 // files of liken.payload=URL, fetched into memory over HTTP. Each ends with /payload holding
 // the payload and every file of the checksums file checked, or holds the console saying
 // what to do; $PAYLOAD names where it came from.
+import { PAYLOAD_MOUNT, STICK_PAYLOAD } from "../../formats/stick-payload.ts";
 
 export type StickMedium =
   | { readonly kind: "stick"; readonly payloadPartUuid: string }
@@ -17,8 +18,8 @@ export function findPayloadSh(medium: StickMedium, checksumsFile: string): strin
       return `say "liken-stick: finding the stick"
 ${waitForDevice(`$(blkid -c /dev/null -l -o device -t PARTUUID=${medium.payloadPartUuid} 2>/dev/null)`, `the stick's payload partition (PARTUUID ${medium.payloadPartUuid}) did not appear: write the stick again, or try another USB port`)}
 fs_modules
-mount -t vfat -o rw,noatime "$PAYLOAD" /payload || hold "cannot mount the payload partition $PAYLOAD: write the stick again"
-(cd /payload && sha256sum -c -s ${checksumsFile}) || hold "the payload's checksums do not match: write the stick again"`;
+mount -t vfat -o rw,noatime "$PAYLOAD" ${PAYLOAD_MOUNT} || hold "cannot mount the payload partition $PAYLOAD: write the stick again"
+(cd ${PAYLOAD_MOUNT} && sha256sum -c -s ${checksumsFile}) || hold "the payload's checksums do not match: write the stick again"`;
     case "iso":
       // The filesystem starts the medium (/dev/sr0, or /dev/sdX for the ISO written to a
       // disk), and a disk's GPT covers it with a partition, so blkid's search, which gives
@@ -32,8 +33,8 @@ iso_disk() {
 ${waitForDevice("$(iso_disk)", `no CD or disk with the ISO's filesystem (label ${medium.volumeLabel}) appeared: attach the ISO again, or write it again`)}
 wait $MODULES_BESIDE
 fs_modules
-mount -t iso9660 -o ro "$PAYLOAD" /payload || hold "cannot mount the ISO's filesystem on $PAYLOAD: attach the ISO again, or write it again"
-(cd /payload && sha256sum -c -s ${checksumsFile}) || hold "the ISO's checksums do not match: download the ISO again, or build it again"`;
+mount -t iso9660 -o ro "$PAYLOAD" ${PAYLOAD_MOUNT} || hold "cannot mount the ISO's filesystem on $PAYLOAD: attach the ISO again, or write it again"
+(cd ${PAYLOAD_MOUNT} && sha256sum -c -s ${checksumsFile}) || hold "the ISO's checksums do not match: download the ISO again, or build it again"`;
     case "net":
       return netPayloadSh(checksumsFile);
   }
@@ -114,20 +115,20 @@ while [ -z "$LEASED" ]; do
 done
 say "liken-stick: $LEASED has $(ip -4 -o addr show dev "$LEASED" | awk '{print $4}'); fetching $PAYLOAD"
 ${fetchSh()}
-mount -t tmpfs -o mode=0755 tmpfs /payload
+mount -t tmpfs -o mode=0755 tmpfs ${PAYLOAD_MOUNT}
 while read -r hash file; do
-  case "$file" in */*) mkdir -p "/payload/\${file%/*}" ;; esac
+  case "$file" in */*) mkdir -p "${PAYLOAD_MOUNT}/\${file%/*}" ;; esac
   WAIT=10
-  until fetch "$PAYLOAD/$file" "/payload/$file"; do
+  until fetch "$PAYLOAD/$file" "${PAYLOAD_MOUNT}/$file"; do
     next_try "$PAYLOAD/$file failed: $(tail -n 1 /run/wget.err)"
   done
-  [ "$(sha256sum "/payload/$file" | cut -d' ' -f1)" = "$hash" ] ||
+  [ "$(sha256sum "${PAYLOAD_MOUNT}/$file" | cut -d' ' -f1)" = "$hash" ] ||
     hold "$file from $PAYLOAD/$file is not the file this netboot was built with (its sha256 differs); nothing was written: copy the netboot folder to the server again, or build it again with liken-stick netboot"
 done < ${checksumsFile}
 # Checked, the payload stays as it was: nothing changes it after its hashes agreed. Its
 # reports/ is there, as on a stick, so the menu's report says it cannot be saved.
-mkdir -p /payload/reports
-mount -o remount,ro /payload`;
+mkdir -p ${STICK_PAYLOAD.reports}
+mount -o remount,ro ${PAYLOAD_MOUNT}`;
 }
 
 /**

@@ -6,6 +6,7 @@
 // PID 1 never exits: a kernel whose init ends panics.
 import { dirname } from "node:path";
 import { STICK_DRIVERS_LOADING } from "../../formats/boot-interface.ts";
+import { PAYLOAD_MOUNT, STICK_PAYLOAD, STICK_RUN } from "../../formats/stick-payload.ts";
 import { codeCacheFile } from "../code-cache.ts";
 import { MODALIASES_SH } from "../modaliases-sh.ts";
 import { STICK_SAY_AND_HOLD } from "./console-sh.ts";
@@ -39,8 +40,8 @@ ${STICK_SAY_AND_HOLD}
 INSTALL='' THEN=poweroff WIPE='' DISKS='' SHELL_ONLY='' REPORT=''
 # The record of what this stick installed lives on its payload; an ISO or the network cannot
 # be written, so there it lasts until power-off (their builds refuse liken.wipe=1).
-RECORD=/payload/installed.json
-[ "$(cat ${MEDIUM_FILE} 2>/dev/null)" = stick ] || RECORD=/run/liken/installed.json
+RECORD=${STICK_PAYLOAD.record}
+[ "$(cat ${MEDIUM_FILE} 2>/dev/null)" = stick ] || RECORD=${STICK_RUN.record}
 # shellcheck disable=SC2013 # the command line is one line of words, split on purpose
 for word in $(cat /proc/cmdline); do
   case "$word" in
@@ -95,12 +96,12 @@ if [ -n "$INSTALL" ]; then
   # $WIPE, $REPORT (--report URL) and $DISKS are each no word, or words to split; $CONSOLES
   # is a list of devices.
   # shellcheck disable=SC2086
-  { liken-stick unattended --as "$INSTALL" --then "$THEN" --manifest /payload/cluster.toml \\
-      --release /payload/release --status-file /run/liken/install-status.json \\
+  { liken-stick unattended --as "$INSTALL" --then "$THEN" --manifest ${STICK_PAYLOAD.manifest} \\
+      --release ${STICK_PAYLOAD.release} --status-file ${STICK_RUN.installStatus} \\
       --record $RECORD $WIPE $REPORT $DISKS 2>&1
     echo $? > /run/liken/unattended.rc; } | tee $CONSOLES > /dev/null
   if [ "$(cat /run/liken/unattended.rc)" = 0 ]; then
-    umount /payload; sync
+    umount ${PAYLOAD_MOUNT}; sync
     if [ "$THEN" = reboot ]; then reboot -f; else poweroff -f; fi
   fi
   hold "the unattended install as $INSTALL did not finish; its error is above"
