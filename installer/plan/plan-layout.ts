@@ -7,7 +7,7 @@ import { formatSize, formatSizeShort, MIB } from "../../common/size.ts";
 import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
 import { partitionUuidFor, tableIdFor } from "../../formats/install-ids.ts";
 import type { Disk } from "../../hardware/disks/types.ts";
-import type { Machine, Manifest, StorageRole } from "../../manifest/types.ts";
+import type { DiskSelector, Machine, Manifest, StorageRole } from "../../manifest/types.ts";
 import {
   holding,
   holdsInstall,
@@ -256,6 +256,8 @@ type Picked =
   | { readonly candidate: Candidate; readonly why: string; readonly tooSmall: LeftOut[] }
   | { readonly failure: Omit<PlanFailure, "considered"> & { considered: LeftOut[] } };
 
+// The system disk: the one an interrupted install started, else the first in stable order
+// (among those system_disk selects) that holds the system partitions and can boot them.
 function pickSystemDisk(
   pool: readonly Candidate[],
   machine: Machine,
@@ -263,55 +265,75 @@ function pickSystemDisk(
   esp: number,
   resuming: boolean,
 ): Picked {
-  if (resuming) {
-    const c = pool.find((x) => x.action === "resume" && x.disk.claim?.use === "system");
-    if (c)
-      return {
-        candidate: c,
-        why: `${c.disk.path} holds the interrupted install being finished`,
-        tooSmall: [],
-      };
-  }
+  const resumed = resuming ? resumedSystemDisk(pool) : undefined;
+  if (resumed) return resumed;
   const selector = machine.system_disk;
   const matching = selector ? pool.filter((c) => matchesSelector(c.disk, selector)) : pool;
-  const tooSmall: LeftOut[] = [];
+  if (selector && matching.length === 0) return noDiskMatches(selector, pool);
+  const { chosen, unbootable, tooSmall } = firstThatHolds(matching, need, esp);
+  if (!chosen) return noDiskHolds(unbootable, tooSmall, need);
+  const why = selector
+    ? `${chosen.disk.path} is the first eligible disk matching system_disk ${describeSelector(selector)}`
+    : `${chosen.disk.path} is the first eligible disk in stable order (transport, serial, WWN, path)`;
+  return { candidate: chosen, why, tooSmall: [...unbootable, ...tooSmall] };
+}
+
+function resumedSystemDisk(pool: readonly Candidate[]): Picked | undefined {
+  const c = pool.find((x) => x.action === "resume" && x.disk.claim?.use === "system");
+  if (!c) return undefined;
+  return {
+    candidate: c,
+    why: `${c.disk.path} holds the interrupted install being finished`,
+    tooSmall: [],
+  };
+}
+
+// The first disk that holds `need` and whose sectors the firmware boots; the ones before it
+// that hold it but cannot boot, and those too small, are left out for that.
+function firstThatHolds(
+  candidates: readonly Candidate[],
+  need: number,
+  esp: number,
+): { chosen?: Candidate; unbootable: LeftOut[]; tooSmall: LeftOut[] } {
   const unbootable: LeftOut[] = [];
-  for (const c of matching) {
-    const sectors = sectorProblem(c.disk, esp);
-    if (sectors && usable(c.disk) >= need) {
-      unbootable.push({ disk: c.disk, cause: sectors });
+  const tooSmall: LeftOut[] = [];
+  for (const c of candidates) {
+    if (usable(c.disk) < need) {
+      tooSmall.push({ disk: c.disk, cause: { kind: "too-small", need } });
       continue;
     }
-    if (usable(c.disk) >= need) {
-      const why = selector
-        ? `${c.disk.path} is the first eligible disk matching system_disk ${describeSelector(selector)}`
-        : `${c.disk.path} is the first eligible disk in stable order (transport, serial, WWN, path)`;
-      return { candidate: c, why, tooSmall: [...unbootable, ...tooSmall] };
-    }
-    tooSmall.push({ disk: c.disk, cause: { kind: "too-small", need } });
+    const sectors = sectorProblem(c.disk, esp);
+    if (!sectors) return { chosen: c, unbootable, tooSmall };
+    unbootable.push({ disk: c.disk, cause: sectors });
   }
-  if (selector && matching.length === 0) {
-    const described = describeSelector(selector);
-    return {
-      failure: {
-        reason: "NoEligibleDisk",
-        message: `no eligible disk matches system_disk ${described}`,
-        hint: "check the selector against liken-stick disks, or attach the disk it names",
-        considered: pool.map((c) => ({
-          disk: c.disk,
-          cause: { kind: "no-match", selector: described },
-        })),
-      },
-    };
-  }
-  const [unbootableDisk] = unbootable;
-  if (unbootableDisk) {
+  return { unbootable, tooSmall };
+}
+
+function noDiskMatches(selector: DiskSelector, pool: readonly Candidate[]): Picked {
+  const described = describeSelector(selector);
+  return {
+    failure: {
+      reason: "NoEligibleDisk",
+      message: `no eligible disk matches system_disk ${described}`,
+      hint: "check the selector against liken-stick disks, or attach the disk it names",
+      considered: pool.map((c) => ({
+        disk: c.disk,
+        cause: { kind: "no-match", selector: described },
+      })),
+    },
+  };
+}
+
+// A disk that holds the system partitions but cannot boot them says more than the small ones.
+function noDiskHolds(unbootable: LeftOut[], tooSmall: LeftOut[], need: number): Picked {
+  const [first] = unbootable;
+  if (first) {
     return {
       failure: {
         reason: "SectorSizeUnsupported",
-        message: `no eligible disk can boot this layout: ${unbootableDisk.disk.path} ${whyLeftOut(unbootableDisk.cause)}`,
+        message: `no eligible disk can boot this layout: ${first.disk.path} ${whyLeftOut(first.cause)}`,
         hint:
-          unbootableDisk.cause.kind === "esp-too-small"
+          first.cause.kind === "esp-too-small"
             ? `set [layout] esp to at least "${MIN_ESP_4KN / MIB}MiB" in the manifest, or attach a disk with 512-byte sectors`
             : "attach a disk with 512- or 4096-byte sectors (a SAS drive formatted with 520 or 528 for a storage array must be formatted again)",
         considered: unbootable,
