@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { requireRelease } from "./release.ts";
+import { readReleaseToml, requireRelease } from "./release.ts";
 
 async function refusal(dir: string): Promise<string> {
   return requireRelease(dir).then(
@@ -33,5 +33,16 @@ describe("requireRelease", () => {
     expect(await refusal(dir)).toBe(
       `release ${dir} is not usable: it has no release.toml (build it again with liken-stick release)`,
     );
+  });
+});
+
+describe("readReleaseToml", () => {
+  it("gives the fields a damaged file still holds, and no others", () => {
+    const text = 'version = "2.0.0"\n[files]\n"rootfs.img" = { sha256 = "abc", size = -1 }\n';
+    expect(readReleaseToml(text)).toEqual({ version: "2.0.0", files: { "rootfs.img": null } });
+  });
+
+  it("throws on text that is not TOML", () => {
+    expect(() => readReleaseToml("version = ")).toThrow();
   });
 });

@@ -71,52 +71,84 @@ function releaseInvalid(dir: string, what: string): LikenError {
   });
 }
 
+/**
+ * release.toml read field by field, each typed, or absent where the file lacks it or holds
+ * something else: a damaged file, or one of another release, still tells what it can
+ * (inspect shows a slot's version beside a broken [files]). parseRelease requires them all.
+ */
+export interface ReleaseTomlFields {
+  readonly version?: string;
+  readonly kernel?: string;
+  /**
+   * [files], absent without the table: each file's size and sha256, or null where they are
+   * missing or are not a count of bytes and a sha256.
+   */
+  readonly files?: Readonly<Record<string, ReleaseFile | null>>;
+  /** [verity], absent without a valid root_hash and data_blocks. */
+  readonly verity?: Verity;
+}
+
+/** The fields of release.toml's `text`; throws the TOML parser's error when it is not TOML. */
+export function readReleaseToml(text: string): ReleaseTomlFields {
+  const data = TOML.parse(text) as Record<string, unknown>;
+  const files = data.files;
+  const verity = data.verity as { root_hash?: unknown; data_blocks?: unknown } | undefined;
+  return {
+    ...(typeof data.version === "string" ? { version: data.version } : {}),
+    ...(typeof data.kernel === "string" ? { kernel: data.kernel } : {}),
+    ...(typeof files === "object" && files !== null
+      ? {
+          files: Object.fromEntries(
+            Object.entries(files).map(([name, f]) => [name, releaseFile(f)]),
+          ),
+        }
+      : {}),
+    ...(typeof verity?.root_hash === "string" &&
+    SHA256.test(verity.root_hash) &&
+    typeof verity.data_blocks === "number" &&
+    Number.isSafeInteger(verity.data_blocks) &&
+    verity.data_blocks > 0
+      ? { verity: { rootHash: verity.root_hash, dataBlocks: verity.data_blocks } }
+      : {}),
+  };
+}
+
+const SHA256 = /^[0-9a-f]{64}$/;
+
+// A size is a count of bytes: TOML's nan, inf, -1 or 1.5 would reach the layout as a slot
+// size (release.fuzz.test.ts).
+function releaseFile(value: unknown): ReleaseFile | null {
+  const f = value as { sha256?: unknown; size?: unknown } | null | undefined;
+  if (
+    typeof f?.sha256 !== "string" ||
+    !SHA256.test(f.sha256) ||
+    typeof f.size !== "number" ||
+    !Number.isSafeInteger(f.size) ||
+    f.size < 0
+  )
+    return null;
+  return { sha256: f.sha256, size: f.size };
+}
+
 /** The release `text` (the release.toml of `dir`) describes, or a ReleaseInvalid refusal. */
 export function parseRelease(dir: string, text: string): ReleaseInfo {
   const invalid = (what: string) => releaseInvalid(dir, what);
-  let data: Record<string, unknown>;
+  let fields: ReleaseTomlFields;
   try {
-    data = TOML.parse(text) as Record<string, unknown>;
+    fields = readReleaseToml(text);
   } catch (error) {
     throw invalid(`release.toml does not parse (${(error as Error).message.split("\n")[0]})`);
   }
-  const version = data.version;
-  const kernel = data.kernel;
-  const files = data.files as Record<string, { sha256?: unknown; size?: unknown }> | undefined;
-  const verity = data.verity as { root_hash?: unknown; data_blocks?: unknown } | undefined;
-  if (
-    typeof version !== "string" ||
-    typeof kernel !== "string" ||
-    typeof files !== "object" ||
-    files === null
-  ) {
+  const { version, kernel, files, verity } = fields;
+  if (version === undefined || kernel === undefined || files === undefined)
     throw invalid("release.toml lacks version, kernel or [files]");
-  }
-  if (
-    typeof verity?.root_hash !== "string" ||
-    !/^[0-9a-f]{64}$/.test(verity.root_hash) ||
-    typeof verity.data_blocks !== "number" ||
-    !Number.isSafeInteger(verity.data_blocks) ||
-    verity.data_blocks <= 0
-  )
-    throw invalid("release.toml has no [verity] root_hash and data_blocks");
+  if (!verity) throw invalid("release.toml has no [verity] root_hash and data_blocks");
   const checked: Record<string, ReleaseFile> = {};
   const signed = RELEASE_UKI in files;
   for (const name of signed ? [...RELEASE_FILES, RELEASE_UKI] : RELEASE_FILES) {
     const f = files[name];
-    // A size is a count of bytes: TOML's nan, inf, -1 or 1.5 would reach the layout as a
-    // slot size (release.fuzz.test.ts).
-    if (
-      !f ||
-      typeof f.sha256 !== "string" ||
-      !/^[0-9a-f]{64}$/.test(f.sha256) ||
-      typeof f.size !== "number" ||
-      !Number.isSafeInteger(f.size) ||
-      f.size < 0
-    ) {
-      throw invalid(`release.toml has no sha256 and size for ${name}`);
-    }
-    checked[name] = { sha256: f.sha256, size: f.size };
+    if (!f) throw invalid(`release.toml has no sha256 and size for ${name}`);
+    checked[name] = f;
   }
   return {
     dir,
@@ -124,7 +156,7 @@ export function parseRelease(dir: string, text: string): ReleaseInfo {
     kernel,
     files: checked,
     rootfsSize: (checked["rootfs.img"] as ReleaseFile).size,
-    verity: { rootHash: verity.root_hash, dataBlocks: verity.data_blocks },
+    verity,
     signed,
   };
 }

@@ -3,7 +3,6 @@
 // past that, every part is read on its own, and a part that is missing or unreadable (a
 // partial install, a damaged filesystem) is null and named in `problems`, never an error.
 import { constants, type FileHandle, open } from "node:fs/promises";
-import TOML from "@iarna/toml";
 import { LikenError } from "../../common/errors.ts";
 import {
   partitionLabel,
@@ -25,6 +24,7 @@ import { parseInstallerStatus } from "../../formats/installer-status.ts";
 import { readJournal } from "../../formats/journal-io.ts";
 import type { CrashRecord } from "../../formats/journal-records.ts";
 import { parseMachineStatus } from "../../formats/machine-status.ts";
+import { readReleaseToml } from "../../formats/release.ts";
 import { parseSpecDocument } from "../../formats/spec-document.ts";
 import { STATE_FILES } from "../../formats/state-partition.ts";
 import { hashRegion } from "../../formats/write-image.ts";
@@ -33,7 +33,6 @@ import { inventoryDisks } from "../../hardware/disks/index.ts";
 import { type EspFiles, readEsp } from "./read-esp.ts";
 import { readState, type StateFiles } from "./read-state.ts";
 import type {
-  Document,
   InspectedClaim,
   InspectedJournal,
   InspectedPartition,
@@ -161,15 +160,17 @@ async function inspectSlot(
   problems: Problem[],
 ): Promise<InspectedSlot> {
   const file = `${slotDir(slot)}/release.toml`;
-  const release = parse(esp?.releases[slot], file, tomlTable, problems);
+  // The version still shows when the file's [files] is damaged: release.toml's fields are
+  // read one by one.
+  const release = parse(esp?.releases[slot], file, readReleaseToml, problems);
   if (!release) return { version: null, hashMatches: null };
-  const version = typeof release.version === "string" ? release.version : null;
-  const rootfs = (release.files as Document | undefined)?.["rootfs.img"] as Document | undefined;
-  const { sha256, size } = rootfs ?? {};
-  if (typeof sha256 !== "string" || typeof size !== "number") {
+  const version = release.version ?? null;
+  const rootfs = release.files?.["rootfs.img"];
+  if (!rootfs) {
     problems.push(`unparseable:${file}`);
     return { version, hashMatches: null };
   }
+  const { sha256, size } = rootfs;
   if (!partition || size > partition.size) {
     if (partition) problems.push(`slot-too-small:${slot}`);
     return { version, hashMatches: false };
@@ -245,11 +246,6 @@ function parse<T>(
   }
   problems.push(`unparseable:${file}`);
   return null;
-}
-
-// release.toml as the disk holds it: its two fields inspect uses are checked where used.
-function tomlTable(text: string): Document {
-  return TOML.parse(text) as Document;
 }
 
 async function readAt(

@@ -9,9 +9,6 @@ import type { MachineStatus } from "../../formats/machine-status.ts";
 import type { SpecDocument } from "../../formats/spec-document.ts";
 import type { ClaimSummary } from "../../hardware/disks/types.ts";
 
-/** release.toml as the ESP holds it, read field by field where inspect uses one. */
-export type Document = Readonly<Record<string, unknown>>;
-
 export interface InspectedClaim extends ClaimSummary {
   /** How many of the two copies verify: 1 means a write was torn, or a copy was overwritten. */
   readonly copies: 1 | 2;
