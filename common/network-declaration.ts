@@ -6,13 +6,14 @@
 export type BondMode = "802.3ad" | "active-backup";
 
 export interface BondDeclaration {
-  /** Declared ports (`ports`), each in no other bond. */
+  /** Declared ports (`ports`), at least one, each in no other bond. */
   readonly ports: readonly string[];
+  /** No default: it must agree with the switch ports, which only the operator knows. */
   readonly mode: BondMode;
 }
 
 export interface VlanDeclaration {
-  /** A declared port or a bond of the same machine. */
+  /** A declared port that no bond holds, or a bond of the same machine. */
   readonly link: string;
   /** 1 to 4094. */
   readonly id: number;
@@ -21,7 +22,7 @@ export interface VlanDeclaration {
 export interface RouteDeclaration {
   /** A CIDR; `0.0.0.0/0` or `::/0` is the default route. */
   readonly to: string;
-  /** An address inside one of the interface's subnets. */
+  /** An address of `to`'s family inside the subnet of one of the interface's static addresses. */
   readonly via: string;
 }
 
@@ -31,9 +32,15 @@ export interface InterfaceDeclaration {
   readonly name: string;
   readonly bond?: BondDeclaration;
   readonly vlan?: VlanDeclaration;
-  /** 576 to 9216; absent: the kernel's default. */
+  /**
+   * 576 to 9216; absent: the kernel's default, or for a VLAN its link's. A bond's applies
+   * to its ports.
+   */
   readonly mtu?: number;
-  /** Static addresses in CIDR form, IPv4 or IPv6 (`10.0.40.11/24`, `fd00:40::11/64`). */
+  /**
+   * Static addresses in CIDR form, IPv4 or IPv6 (`10.0.40.11/24`, `fd00:40::11/64`), as the
+   * operator wrote them: compare them by `canonicalAddress` (common/ip-address.ts).
+   */
   readonly addresses: readonly string[];
   readonly routes: readonly RouteDeclaration[];
   /** An IPv4 address by DHCP (beside the static ones when both are declared). */
@@ -41,7 +48,10 @@ export interface InterfaceDeclaration {
 }
 
 export interface NetworkDeclaration {
-  /** In the order declared: a bond or VLAN's link comes before it is used only in the plan. */
+  /**
+   * In the order declared, which need not be the order to build them in: a VLAN may be
+   * declared before the bond it rides on. Build bonds first, then VLANs.
+   */
   readonly interfaces: readonly InterfaceDeclaration[];
   /** IPv4 or IPv6 addresses, at most 3 (what resolv.conf takes). */
   readonly nameservers: readonly string[];
