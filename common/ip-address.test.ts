@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   canonicalAddress,
   formatAddress,
+  formatCidr,
   hostAddressProblem,
   inSubnet,
   isDefaultRoute,
@@ -10,7 +11,6 @@ import {
   networkOf,
   parseAddress,
   parseCidr,
-  formatCidr,
 } from "./ip-address.ts";
 
 function cidr(text: string) {

@@ -9,8 +9,8 @@ import type {
 } from "../common/network-declaration.ts";
 import type { Check } from "./check.ts";
 import { BOND_KEYS, BOND_MODES, INTERFACE_KEYS, VLAN_KEYS } from "./keys.ts";
-import { IN_INTERFACE } from "./misplaced.ts";
 import type { KeyPath } from "./locate.ts";
+import { IN_INTERFACE } from "./misplaced.ts";
 import { allowedHint } from "./suggest.ts";
 import { isInteger, isTable, type TomlTable } from "./toml-values.ts";
 import { type ReadAddress, type ReadRoute, readAddresses, readRoutes } from "./validate-ip.ts";
