@@ -24,6 +24,7 @@ describe("liken-stick hwreport", () => {
       "disks",
       "nics",
       "ports",
+      "interfaces",
       "release",
       "layouts",
       "saved",
