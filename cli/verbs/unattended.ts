@@ -5,6 +5,7 @@
 import { usageError } from "../../common/errors.ts";
 import { STICK_PAYLOAD, STICK_RUN } from "../../formats/stick-payload.ts";
 import { EFIVARS } from "../../hardware/efi-vars.ts";
+import { LLDP_LISTEN_MS } from "../../hardware/lldp-neighbors.ts";
 import { produceReport } from "../../hwreport/produce.ts";
 import { runUnattended } from "../../installer/unattended/run.ts";
 import { requireFirmwareVariables } from "../firmware-variables.ts";
@@ -143,9 +144,13 @@ checked before anything is installed or recorded.`,
       then,
       ...(reportUrl ? { reportUrl } : {}),
       hardwareReport: (machine) =>
-        produceReport({ manifest, ...(machine ? { machine } : {}), releaseDir }).then(
-          (r) => r.report,
-        ),
+        produceReport({
+          manifest,
+          ...(machine ? { machine } : {}),
+          releaseDir,
+          // Listening sends an LLDPDU on every NIC with carrier: on the stick, not a workstation.
+          ...(process.env.LIKEN_STICK === "1" ? { lldpMs: LLDP_LISTEN_MS } : {}),
+        }).then((r) => r.report),
       out: io.out,
       err: io.err,
     });
