@@ -272,9 +272,16 @@ function nicArgs(nic: NicSpec, i: number): string[] {
     (nic.multifunction ? ",multifunction=on" : "") +
     (nic.acpiIndex !== undefined ? `,acpi-index=${nic.acpiIndex}` : "") +
     macOption +
+    speedOptions(nic, id) +
     (nic.bootindex !== undefined ? `,bootindex=${nic.bootindex}` : "") +
     (nic.noOptionRom ? ",romfile=" : "");
   return [...port, "-netdev", netdev, "-device", `${device},netdev=net${i},id=${id}${options}`];
+}
+
+function speedOptions(nic: NicSpec, id: string): string {
+  if (nic.speedMbps === undefined) return "";
+  if (nic.model !== "virtio") throw new Error(`${id} is ${nic.model}: only virtio takes a speed`);
+  return `,speed=${nic.speedMbps},duplex=full`;
 }
 
 function netdevOf(nic: NicSpec, i: number): string {

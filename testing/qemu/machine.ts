@@ -56,6 +56,12 @@ export interface NicSpec {
    * order; a frame sent before the other end is up is lost, as on a cable not yet plugged.
    */
   readonly socket?: { readonly localPort: number; readonly peerPort: number };
+  /**
+   * The link speed a virtio NIC reports, full duplex (VIRTIO_NET_F_SPEED_DUPLEX); without
+   * it the guest reads the speed as unknown, and the bonding driver keeps such a port out
+   * of an 802.3ad bond ("failed to get link speed/duplex"). e1000e reports its own.
+   */
+  readonly speedMbps?: number;
   /** Boot from this NIC (PXE, HTTP boot) at this place in the boot order: the stick is 1, disks 2 and up. */
   readonly bootindex?: number;
   /**

@@ -193,6 +193,7 @@ describe("qemuArgs", () => {
           model: "virtio",
           socket: { localPort: 40001, peerPort: 40002 },
           mac: "52:54:00:5c:00:01",
+          speedMbps: 10_000,
         },
         "virtio",
       ],
@@ -201,7 +202,7 @@ describe("qemuArgs", () => {
     // biome-ignore format: one device per line
     expect(args.slice(args.indexOf("-netdev"))).toEqual([
       "-netdev", "socket,id=net0,udp=127.0.0.1:40002,localaddr=127.0.0.1:40001",
-      "-device", "virtio-net-pci,netdev=net0,id=nic0,mac=52:54:00:5c:00:01",
+      "-device", "virtio-net-pci,netdev=net0,id=nic0,mac=52:54:00:5c:00:01,speed=10000,duplex=full",
       "-netdev", "user,id=net1", "-device", "virtio-net-pci,netdev=net1,id=nic1",
     ]);
     expect(() =>
@@ -217,6 +218,13 @@ describe("qemuArgs", () => {
         serial: { kind: "stdio" },
       }),
     ).toThrow("nic0 is a tap and a socket");
+    expect(() =>
+      qemuArgs({
+        firmware: FIRMWARE,
+        nics: [{ model: "e1000e", speedMbps: 1000 }],
+        serial: { kind: "stdio" },
+      }),
+    ).toThrow("only virtio takes a speed");
   });
 
   it("boots a kernel directly: no flash, the kernel, initramfs and command line", () => {
