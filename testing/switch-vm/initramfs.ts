@@ -13,6 +13,7 @@ import { defaultCacheDir, PACKAGES_LOCK } from "../../image-build/inputs/index.t
 import { installModules } from "../../image-build/modules-install.ts";
 import { requireUnpackedInputs } from "../../image-build/unpacked.ts";
 import { SWITCH_MODULES, switchInit } from "./init-script.ts";
+import { writeKernelElf } from "./kernel-elf.ts";
 
 export interface SwitchBootFiles {
   readonly kernel: string;
@@ -22,11 +23,13 @@ export interface SwitchBootFiles {
 // The code whose change changes the initramfs's bytes, beside the lock file and the /init.
 const BUILDER_SOURCES = [
   "testing/switch-vm/initramfs.ts",
+  "testing/switch-vm/kernel-elf.ts",
   "image-build/cpio.ts",
   "image-build/initramfs.ts",
   "image-build/modules-install.ts",
   "image-build/inputs/modules.ts",
   "tools/zstd.ts",
+  "tools/xz.ts",
 ];
 
 let built: Promise<SwitchBootFiles> | undefined;
@@ -42,7 +45,7 @@ export function switchBootFiles(): Promise<SwitchBootFiles> {
 
 async function cachedBootFiles(): Promise<SwitchBootFiles> {
   const dir = join(defaultCacheDir("builds"), `switch-vm-${await inputsHash()}`);
-  const files = { kernel: join(dir, "vmlinuz"), initrd: join(dir, "initrd.img") };
+  const files = { kernel: join(dir, "vmlinux"), initrd: join(dir, "initrd.img") };
   if (await stat(dir).catch(() => undefined)) return files;
   await mkdir(defaultCacheDir("builds"), { recursive: true });
   const work = await mkdtemp(join(defaultCacheDir("builds"), ".work-switch-vm-"));
@@ -59,7 +62,7 @@ async function cachedBootFiles(): Promise<SwitchBootFiles> {
   return files;
 }
 
-/** Builds `out/vmlinuz` and `out/initrd.img`; `scratch` is left for the caller to remove. */
+/** Builds `out/vmlinux` and `out/initrd.img`; `scratch` is left for the caller to remove. */
 export async function buildSwitchBootFiles(out: string, scratch: string): Promise<void> {
   const inputs = await requireUnpackedInputs();
   const tree = join(scratch, "tree");
@@ -69,7 +72,7 @@ export async function buildSwitchBootFiles(out: string, scratch: string): Promis
   await installModules(inputs, tree, SWITCH_MODULES);
   await mkdir(out, { recursive: true });
   await buildInitramfs(tree, join(out, "initrd.img"), buildEpoch(), join(scratch, "initrd.cpio"));
-  await copyFile(inputs.vmlinuz, join(out, "vmlinuz"));
+  await writeKernelElf(inputs.vmlinuz, join(out, "vmlinux"));
 }
 
 async function inputsHash(): Promise<string> {

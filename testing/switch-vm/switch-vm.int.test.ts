@@ -42,6 +42,9 @@ describe("the switch VM's initramfs", () => {
       );
     }
     expect(digests[1]).toBe(digests[0]);
+    // The kernel is the ELF out of Debian's bzImage, which QEMU boots through PVH.
+    const elf = await readFile(join(dir, "out-1", "vmlinux"));
+    expect(elf.subarray(0, 4).toString("latin1")).toBe("\x7fELF");
     const modules = join(dir, "scratch-1", "tree", "lib", "modules");
     const [kernel] = await readdir(modules);
     const dep = await readFile(join(modules, kernel ?? "", "modules.dep"), "utf8");
