@@ -10,6 +10,9 @@ export const SWITCH_MODULES = ["virtio_pci", "virtio_net", "bonding", "8021q", "
 /** The console line of a configured VM: `switch: ready`. */
 export const READY = "ready";
 
+/** What a step of /init that fails says first: `switch: failed: <the command>`. */
+export const FAILED = "failed: ";
+
 /** How often the state is read, in seconds: LACP's fast rate sends every second. */
 const POLL_SECONDS = "0.5";
 
@@ -58,7 +61,7 @@ const HELPERS = `say() {
 
 # A step that fails leaves the VM up and says so: the test reads why on the console.
 fail() {
-  say "failed: $*"
+  say "${FAILED}$*"
   dmesg | tail -n 20
   while :; do sleep 3600; done
 }

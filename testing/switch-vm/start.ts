@@ -10,7 +10,7 @@ import { type Accel, chooseAccel, type NicSpec, nicId, startQemu } from "../qemu
 import { QmpClient } from "../qmp.ts";
 import { configWords, fullConfig, type PeerConfig } from "./config.ts";
 import { ConsoleFile } from "./console-file.ts";
-import { READY } from "./init-script.ts";
+import { FAILED, READY } from "./init-script.ts";
 import { switchBootFiles } from "./initramfs.ts";
 
 export interface SwitchVmOptions {
@@ -92,12 +92,18 @@ export async function startSwitchVm(o: SwitchVmOptions): Promise<SwitchVm> {
     watchdog: "none",
   });
   const handle = await attach(config.name, qemu, scratch, consoleLog, qmpSocket, nics);
-  await handle
-    .waitFor(`${config.name}: ${READY}`, o.readyTimeoutMs ?? DEFAULT_WAIT_MS)
-    .catch(async (error: unknown) => {
-      await handle.stop();
-      throw error;
-    });
+  // A step of /init that fails says so and holds: no need to wait out the deadline.
+  const said = new RegExp(`^${config.name}: (${READY}|${FAILED}.*)$`);
+  try {
+    const line = await handle.waitFor(said, o.readyTimeoutMs ?? DEFAULT_WAIT_MS);
+    if (!line.endsWith(`: ${READY}`))
+      throw new Error(
+        `${line}\n--- ${config.name}: the console's last lines ---\n${await handle.tail()}`,
+      );
+  } catch (error) {
+    await handle.stop();
+    throw error;
+  }
   return handle;
 }
 
