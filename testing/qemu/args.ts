@@ -6,8 +6,8 @@
 import { type StartedProcess, type StartOptions, start } from "../../tools/exec.ts";
 import {
   DEFAULT_CPUS,
-  type DirectKernelBoot,
   DEFAULT_MEMORY_MIB,
+  type DirectKernelBoot,
   type DiskBus,
   type NicSpec,
   nicId,

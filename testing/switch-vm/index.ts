@@ -3,8 +3,8 @@
 // (cable.ts) join its downlinks to the machine under test, its uplink is a tap into the
 // test's network namespace (uplink.ts), and its console says ready and every state change
 // (config.ts, init-script.ts). startSwitchVm() in start.ts.
-export { type Cable, CABLE_SPEED_MBPS, cable, cables } from "./cable.ts";
-export { type Lag, type PeerConfig, configWords, fullConfig, MAX_DOWNLINKS } from "./config.ts";
+export { CABLE_SPEED_MBPS, type Cable, cable, cables } from "./cable.ts";
+export { configWords, fullConfig, type Lag, MAX_DOWNLINKS, type PeerConfig } from "./config.ts";
 export { type NamedConsole, withConsoles } from "./consoles.ts";
 export { READY, SWITCH_MODULES, switchInit } from "./init-script.ts";
 export { type SwitchBootFiles, switchBootFiles } from "./initramfs.ts";
