@@ -1,6 +1,7 @@
 // status/status.json on the state partition (and /run/liken/status.json): the installed
 // machine's status document (docs/design.md section 7), as agent/status.ts builds it at
 // every boot, and the one reader the next boot and `inspect` use.
+import type { BondMode, InterfaceKind } from "../common/network-declaration.ts";
 import type { Slot } from "./boot-entries.ts";
 import type { Rejection } from "./boot-record.ts";
 import type { CrashRecord } from "./journal-records.ts";
@@ -15,7 +16,8 @@ export type ConditionType =
   | "RebootPending"
   | "StagingRejected"
   | "PortsReady"
-  | "ModuleParametersApplied";
+  | "ModuleParametersApplied"
+  | "NetworkReady";
 export type ConditionStatus = "True" | "False";
 
 export interface Condition {
@@ -30,6 +32,36 @@ export interface Condition {
 export interface ModuleStatus {
   readonly name: string;
   readonly parameters: Readonly<Record<string, string>>;
+}
+
+/** One declared interface as the machine holds it after the boot applied the declaration. */
+export interface NetworkInterfaceStatus {
+  readonly name: string;
+  readonly kind: InterfaceKind;
+  /** up: administratively up with carrier; missing: not on this machine, or not built. */
+  readonly state: "up" | "down" | "missing";
+  readonly mtu: number | null;
+  /** The addresses the interface holds, in CIDR form: static ones that took and the DHCP lease. */
+  readonly addresses: readonly string[];
+  /** DHCP was declared for it (the lease, if any, is among the addresses). */
+  readonly dhcp: boolean;
+  readonly bond?: {
+    readonly mode: BondMode;
+    /** Each declared port: carrier, and whether it carries the bond's traffic now. */
+    readonly members: readonly {
+      readonly name: string;
+      readonly carrier: boolean;
+      readonly active: boolean;
+    }[];
+  };
+}
+
+/** status.network: the declared network as the machine holds it. */
+export interface NetworkStatus {
+  /** In the order declared. */
+  readonly interfaces: readonly NetworkInterfaceStatus[];
+  /** What resolv.conf names, as declared. */
+  readonly nameservers: readonly string[];
 }
 
 export interface BootRoot {
@@ -60,6 +92,8 @@ export interface MachineStatus {
   readonly lastCrash: CrashRecord | null;
   /** Each declared module's parameters as the kernel reads them back. */
   readonly modules: readonly ModuleStatus[];
+  /** The declared network as applied at this boot; null when the machine declares none. */
+  readonly network: NetworkStatus | null;
   readonly updatedAt: string;
   readonly bootId: string;
 }
