@@ -1,6 +1,7 @@
 // identity.json on the state partition, read by the boot agent at every boot: whatever it
 // holds, the agent gets the fields it needs with the defaults for the rest, never an error.
 import { describe, expect } from "vitest";
+import { NO_NETWORK } from "../common/network-declaration.ts";
 import { itReadsAnyText } from "../test/fuzz-text.ts";
 import { parseBootIdentity } from "./identity.ts";
 
@@ -16,6 +17,26 @@ const valid = JSON.stringify(
     modules: [{ name: "ixgbe", parameters: "allow_unsupported_sfp=1" }],
     rebootPolicy: "Automatic",
     storage: [{ role: "data", label: "liken-data" }],
+    network: {
+      interfaces: [
+        {
+          name: "bond0",
+          bond: { ports: ["eno1", "eno2"], mode: "802.3ad" },
+          mtu: 9000,
+          addresses: [],
+          routes: [],
+          dhcp: false,
+        },
+        {
+          name: "bond0.40",
+          vlan: { link: "bond0", id: 40 },
+          addresses: ["10.0.40.11/24", "fd00:40::11/64"],
+          routes: [{ to: "0.0.0.0/0", via: "10.0.40.1" }],
+          dhcp: true,
+        },
+      ],
+      nameservers: ["10.0.40.2"],
+    },
   },
   null,
   2,
@@ -29,6 +50,19 @@ function expectIdentity(text: string): void {
   for (const m of identity.modules) {
     expect(typeof m.name).toBe("string");
     expect(typeof m.parameters).toBe("string");
+  }
+  // The network reads whole, or reads as none with the reason.
+  const { network, networkError } = identity;
+  if (networkError !== null) expect(network).toEqual(NO_NETWORK);
+  for (const n of network.nameservers) expect(n).toMatch(/^[0-9A-Fa-f:.]+$/);
+  for (const i of network.interfaces) {
+    expect(i.name).toMatch(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,14}$/);
+    expect(typeof i.dhcp).toBe("boolean");
+    for (const a of i.addresses) expect(a).toMatch(/^[0-9A-Fa-f:.]+\/\d+$/);
+    for (const r of i.routes) expect([typeof r.to, typeof r.via]).toEqual(["string", "string"]);
+    expect(i.bond !== undefined && i.vlan !== undefined).toBe(false);
+    if (i.vlan) expect(i.vlan.id >= 1 && i.vlan.id <= 4094).toBe(true);
+    if (i.bond) expect(["802.3ad", "active-backup"]).toContain(i.bond.mode);
   }
 }
 

@@ -1,7 +1,31 @@
 // The boot agent reads identity.json of any install: fields it does not find read as the
 // defaults, so an older install boots as before.
 import { describe, expect, it } from "vitest";
+import { NO_NETWORK } from "../common/network-declaration.ts";
 import { parseBootIdentity } from "./identity.ts";
+
+/** Issue 41's example as the installer writes it into identity.json. */
+const NETWORK = {
+  interfaces: [
+    {
+      name: "bond0",
+      bond: { ports: ["eno1", "eno2"], mode: "802.3ad" },
+      mtu: 9000,
+      addresses: [],
+      routes: [],
+      dhcp: false,
+    },
+    {
+      name: "bond0.40",
+      vlan: { link: "bond0", id: 40 },
+      addresses: ["10.0.40.11/24", "fd00:40::11/64"],
+      routes: [{ to: "0.0.0.0/0", via: "10.0.40.1" }],
+      dhcp: false,
+    },
+    { name: "eno3", addresses: [], routes: [], dhcp: true },
+  ],
+  nameservers: ["10.0.40.2"],
+};
 
 describe("parseBootIdentity", () => {
   it("reads the ports, modules and reboot policy the installer wrote", () => {
@@ -10,21 +34,113 @@ describe("parseBootIdentity", () => {
       rebootPolicy: "Automatic",
       ports: ["eno1"],
       modules: [{ name: "ixgbe", parameters: "allow_unsupported_sfp=1" }],
+      network: NETWORK,
     });
     expect(parseBootIdentity(text)).toEqual({
       installId: "id-1",
       rebootPolicy: "Automatic",
       ports: ["eno1"],
       modules: [{ name: "ixgbe", parameters: "allow_unsupported_sfp=1" }],
+      network: NETWORK,
+      networkError: null,
     });
   });
 
   it("reads an install without modules, or no file at all, as the defaults", () => {
-    const defaults = { installId: null, rebootPolicy: "Manual", ports: [], modules: [] };
+    const defaults = {
+      installId: null,
+      rebootPolicy: "Manual",
+      ports: [],
+      modules: [],
+      network: NO_NETWORK,
+      networkError: null,
+    };
     expect(parseBootIdentity(null)).toEqual(defaults);
     expect(parseBootIdentity("{not json")).toEqual(defaults);
     expect(parseBootIdentity(JSON.stringify({ ports: "eno1", modules: [{ name: 1 }] }))).toEqual(
       defaults,
     );
+  });
+
+  it("reads a network that does not read as none, and says why", () => {
+    const read = (network: unknown) => parseBootIdentity(JSON.stringify({ network }));
+    const cases: [unknown, string][] = [
+      [[], "network is not an object"],
+      [{ interfaces: {}, nameservers: [] }, "network.interfaces is not a list"],
+      [
+        { interfaces: [], nameservers: ["10.0.0.53; rm"] },
+        'network.nameservers holds "10.0.0.53; rm"',
+      ],
+      [
+        { ...NETWORK, interfaces: [{ name: "-x", addresses: [], routes: [], dhcp: false }] },
+        "network.interfaces[0].name is not an interface name",
+      ],
+      [
+        {
+          ...NETWORK,
+          interfaces: [{ name: "eno1", addresses: ["10.0.0.1"], routes: [], dhcp: false }],
+        },
+        'network.interfaces[0].addresses holds "10.0.0.1"',
+      ],
+      [
+        { ...NETWORK, interfaces: [{ name: "eno1", addresses: [], routes: [], dhcp: "yes" }] },
+        "network.interfaces[0].dhcp is not true or false",
+      ],
+      [
+        {
+          ...NETWORK,
+          interfaces: [
+            {
+              name: "eno1",
+              addresses: [],
+              routes: [{ to: "default", via: "10.0.0.1" }],
+              dhcp: false,
+            },
+          ],
+        },
+        "network.interfaces[0].routes has a route without a CIDR `to`",
+      ],
+      [
+        {
+          ...NETWORK,
+          interfaces: [
+            {
+              name: "b",
+              bond: { ports: ["eno1"], mode: "xor" },
+              addresses: [],
+              routes: [],
+              dhcp: false,
+            },
+          ],
+        },
+        "network.interfaces[0].bond.mode is not 802.3ad or active-backup",
+      ],
+      [
+        {
+          ...NETWORK,
+          interfaces: [
+            { name: "v", vlan: { link: "eno1", id: 4095 }, addresses: [], routes: [], dhcp: false },
+          ],
+        },
+        "network.interfaces[0].vlan.id is not 1 to 4094",
+      ],
+      [
+        {
+          ...NETWORK,
+          interfaces: [
+            NETWORK.interfaces[2],
+            { name: "x", mtu: 9000.5, addresses: [], routes: [], dhcp: false },
+          ],
+        },
+        "network.interfaces[1].mtu is not an MTU",
+      ],
+    ];
+    for (const [network, error] of cases)
+      expect(read(network), error).toMatchObject({ network: NO_NETWORK, networkError: error });
+    // Absent, as an older install wrote it: none, and nothing to say.
+    expect(parseBootIdentity(JSON.stringify({ ports: ["eno1"] }))).toMatchObject({
+      network: NO_NETWORK,
+      networkError: null,
+    });
   });
 });

@@ -1,7 +1,16 @@
 // identity.json on the state partition: who the installed machine is, written once by the
 // installer from the manifest, read by the boot agent at every boot (its reboot policy,
-// the ports it waits for, the modules it loads with parameters). Readers tolerate a
-// field that is absent or of the wrong type: an older install reads as the defaults.
+// the ports it waits for, the modules it loads with parameters, the network it declares).
+// Readers tolerate a field that is absent or of the wrong type: an older install reads as
+// the defaults.
+import {
+  type BondDeclaration,
+  type InterfaceDeclaration,
+  type NetworkDeclaration,
+  NO_NETWORK,
+  type RouteDeclaration,
+  type VlanDeclaration,
+} from "../common/network-declaration.ts";
 import { jsonDocumentText, jsonObjectIn } from "./state-partition.ts";
 
 export interface IdentityModule {
@@ -21,6 +30,8 @@ export interface Identity {
   readonly modules: readonly IdentityModule[];
   readonly rebootPolicy: "Automatic" | "Manual";
   readonly storage: readonly { readonly role: string; readonly label: string }[];
+  /** The machine's declared interfaces and nameservers, as the manifest says them. */
+  readonly network: NetworkDeclaration;
 }
 
 /**
@@ -42,6 +53,10 @@ export interface BootIdentity {
   readonly rebootPolicy: "Automatic" | "Manual";
   readonly ports: readonly string[];
   readonly modules: readonly IdentityModule[];
+  /** NO_NETWORK when absent (an older install) or when it does not read. */
+  readonly network: NetworkDeclaration;
+  /** Why the network in the file does not read, for the console; null when it reads or is absent. */
+  readonly networkError: string | null;
 }
 
 export function parseBootIdentity(text: string | null): BootIdentity {
@@ -58,10 +73,98 @@ export function parseBootIdentity(text: string | null): BootIdentity {
           typeof (m as IdentityModule).parameters === "string",
       )
     : [];
+  const network = value.network === undefined ? NO_NETWORK : readNetwork(value.network);
   return {
     installId: typeof value.installId === "string" ? value.installId : null,
     rebootPolicy: value.rebootPolicy === "Automatic" ? "Automatic" : "Manual",
     ports: strings(value.ports),
     modules: modules.map((m) => ({ name: m.name, parameters: m.parameters })),
+    network: typeof network === "string" ? NO_NETWORK : network,
+    networkError: typeof network === "string" ? network : null,
   };
+}
+
+// The network is applied whole or not at all: a declaration with one field the agent cannot
+// read (a person's edit, a file cut short) would otherwise build half of what was meant.
+// What it reads is the manifest's checked shape; the words go to ip as arguments, each
+// one a name or an address.
+type Read<T> = T | string;
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,14}$/;
+const ADDRESS = /^[0-9A-Fa-f:.]+$/;
+const CIDR = /^[0-9A-Fa-f:.]+\/\d{1,3}$/;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function wordsOf(v: unknown, shape: RegExp, what: string): Read<string[]> {
+  if (!Array.isArray(v)) return `${what} is not a list`;
+  const bad = v.find((w) => typeof w !== "string" || !shape.test(w));
+  return bad === undefined ? (v as string[]) : `${what} holds ${JSON.stringify(bad)}`;
+}
+
+function readNetwork(v: unknown): Read<NetworkDeclaration> {
+  if (!isObject(v)) return "network is not an object";
+  if (!Array.isArray(v.interfaces)) return "network.interfaces is not a list";
+  const nameservers = wordsOf(v.nameservers, ADDRESS, "network.nameservers");
+  if (typeof nameservers === "string") return nameservers;
+  const interfaces: InterfaceDeclaration[] = [];
+  for (const [n, entry] of v.interfaces.entries()) {
+    const read = readInterface(entry, `network.interfaces[${n}]`);
+    if (typeof read === "string") return read;
+    interfaces.push(read);
+  }
+  return { interfaces, nameservers };
+}
+
+function readInterface(v: unknown, at: string): Read<InterfaceDeclaration> {
+  if (!isObject(v)) return `${at} is not an object`;
+  if (typeof v.name !== "string" || !NAME.test(v.name))
+    return `${at}.name is not an interface name`;
+  const addresses = wordsOf(v.addresses, CIDR, `${at}.addresses`);
+  if (typeof addresses === "string") return addresses;
+  if (typeof v.dhcp !== "boolean") return `${at}.dhcp is not true or false`;
+  if (v.mtu !== undefined && !(Number.isInteger(v.mtu) && (v.mtu as number) >= 68))
+    return `${at}.mtu is not an MTU`;
+  if (!Array.isArray(v.routes)) return `${at}.routes is not a list`;
+  const routes: RouteDeclaration[] = [];
+  for (const r of v.routes) {
+    if (!isObject(r) || typeof r.to !== "string" || !CIDR.test(r.to))
+      return `${at}.routes has a route without a CIDR \`to\``;
+    if (typeof r.via !== "string" || !ADDRESS.test(r.via))
+      return `${at}.routes has a route without an address \`via\``;
+    routes.push({ to: r.to, via: r.via });
+  }
+  const bond = v.bond === undefined ? undefined : readBond(v.bond, `${at}.bond`);
+  const vlan = v.vlan === undefined ? undefined : readVlan(v.vlan, `${at}.vlan`);
+  if (typeof bond === "string") return bond;
+  if (typeof vlan === "string") return vlan;
+  if (bond && vlan) return `${at} is both a bond and a VLAN`;
+  return {
+    name: v.name,
+    ...(bond && { bond }),
+    ...(vlan && { vlan }),
+    ...(v.mtu !== undefined && { mtu: v.mtu as number }),
+    addresses,
+    routes,
+    dhcp: v.dhcp,
+  };
+}
+
+function readBond(v: unknown, at: string): Read<BondDeclaration> {
+  if (!isObject(v)) return `${at} is not an object`;
+  if (v.mode !== "802.3ad" && v.mode !== "active-backup")
+    return `${at}.mode is not 802.3ad or active-backup`;
+  const ports = wordsOf(v.ports, NAME, `${at}.ports`);
+  return typeof ports === "string" ? ports : { ports, mode: v.mode };
+}
+
+function readVlan(v: unknown, at: string): Read<VlanDeclaration> {
+  if (!isObject(v)) return `${at} is not an object`;
+  if (typeof v.link !== "string" || !NAME.test(v.link))
+    return `${at}.link is not an interface name`;
+  if (!Number.isInteger(v.id) || (v.id as number) < 1 || (v.id as number) > 4094)
+    return `${at}.id is not 1 to 4094`;
+  return { link: v.link, id: v.id as number };
 }
