@@ -50,7 +50,13 @@ import {
   verifiedRoot,
   Watchdog,
 } from "./machine.ts";
-import { loadDeclaredModules, loadDrivers, nameNics, waitForPorts } from "./network.ts";
+import {
+  bringUpDeclaredNetwork,
+  loadDeclaredModules,
+  loadDrivers,
+  nameNics,
+  waitForPorts,
+} from "./network.ts";
 import { portsCondition } from "./ports.ts";
 import { type Staged, staging } from "./staging-step.ts";
 import {
@@ -186,7 +192,13 @@ function networkFailed(error: Error): BootNetwork {
     message: `the boot agent could not bring up modules and ports: ${firstLine(error)}`,
   };
   step(failed.message);
-  return { modules: [], modulesApplied: failed, portsReady: failed };
+  return {
+    modules: [],
+    modulesApplied: failed,
+    portsReady: failed,
+    applied: null,
+    networkReady: failed,
+  };
 }
 
 /** What every status document of this boot says of the boot, whatever its outcome. */
@@ -333,7 +345,14 @@ async function bringUpPorts(
   const { facts, present } = await drivers;
   const outcomes = await waitForPorts(identity.ports, present);
   const { modules, condition } = modulesOutcome(facts);
-  return { modules, modulesApplied: condition, portsReady: portsCondition(outcomes, present) };
+  // The declared network goes on the ports once they are up (a bond's ports are in `ports`).
+  const network = await bringUpDeclaredNetwork(identity);
+  return {
+    modules,
+    modulesApplied: condition,
+    portsReady: portsCondition(outcomes, present),
+    ...network,
+  };
 }
 
 // Which disk, slot and entry this boot came from (the ESP stays mounted for the steps after).

@@ -3,19 +3,30 @@
 // driver loads by device; (2) the drivers of the devices present, by modalias; (3) each NIC
 // renamed to the name systemd-udevd would give it (hardware/net-names.ts), so a port is
 // found by the name the manifest uses; (4) every declared port up, waited for at most
-// PORT_WAIT_MS for carrier, all at once.
+// PORT_WAIT_MS for carrier, all at once; (5) the declared network built on the ports
+// (hardware/network/): bonds, VLANs, MTUs, addresses, routes, DHCP and nameservers.
 import { readdirSync, readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { orNull } from "../common/or-null.ts";
 import { INITRAMFS_MODULES } from "../formats/boot-interface.ts";
-import type { IdentityModule } from "../formats/identity.ts";
+import type { BootIdentity, IdentityModule } from "../formats/identity.ts";
+import type { NetworkStatus } from "../formats/machine-status.ts";
+import { STATE_FILES } from "../formats/state-partition.ts";
 import { readKernelLog } from "../hardware/kernel-log.ts";
 import { netNames } from "../hardware/net-names.ts";
+import { bringUpNetwork } from "../hardware/network/bring-up.ts";
+import { networkStatus } from "../hardware/network/observe.ts";
 import { renameLink, setLinkUp } from "../tools/ip.ts";
 import { loadByModalias, loadModule } from "../tools/modprobe.ts";
-import { type ModuleFacts, moduleName, parameterNames } from "./declared-modules.ts";
+import {
+  type ConditionPart,
+  type ModuleFacts,
+  moduleName,
+  parameterNames,
+} from "./declared-modules.ts";
 import { step } from "./machine.ts";
+import { NO_INTERFACES, networkReadyCondition } from "./network-ready.ts";
 import { PORT_WAIT_MS, type PortOutcome, portLine } from "./ports.ts";
 
 async function loadedModules(): Promise<Set<string>> {
@@ -196,4 +207,37 @@ async function hasCarrier(port: string): Promise<boolean> {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * (5) The declared network, after the ports' wait: one console line per interface, and
+ * status.network with NetworkReady. Never throws: the boot goes on whatever it finds.
+ */
+export async function bringUpDeclaredNetwork(
+  identity: Pick<BootIdentity, "network" | "networkError">,
+): Promise<{ applied: NetworkStatus | null; networkReady: ConditionPart }> {
+  const declared = identity.network;
+  if (identity.networkError !== null) {
+    const file = STATE_FILES.identity;
+    const message = `${file}'s network does not read (${identity.networkError}), so no interface is configured; correct ${file} on the state partition, or install the machine again`;
+    step(message);
+    return {
+      applied: null,
+      networkReady: { status: "True", reason: "NoInterfacesDeclared", message },
+    };
+  }
+  if (declared.interfaces.length === 0 && declared.nameservers.length === 0)
+    return { applied: null, networkReady: NO_INTERFACES };
+  try {
+    const up = await bringUpNetwork(declared);
+    for (const line of up.lines) step(line);
+    return {
+      applied: networkStatus(up.network),
+      networkReady: networkReadyCondition(up.plan, up.applied, up.network),
+    };
+  } catch (error) {
+    const message = `the declared network was not applied: ${(error as Error).message.split("\n")[0]}; check that the release's root carries iproute2's ip`;
+    step(message);
+    return { applied: null, networkReady: { status: "False", reason: "StepFailed", message } };
+  }
 }

@@ -55,6 +55,8 @@ const input: StatusInput = {
     modules: [],
     modulesApplied: { status: "True", reason: "NoModulesDeclared", message: "" },
     portsReady: { status: "True", reason: "NoPortsDeclared", message: "" },
+    applied: null,
+    networkReady: { status: "True", reason: "NoInterfacesDeclared", message: "" },
   },
 };
 // The agent's own last status, with the old spelling of the boot id.

@@ -27,6 +27,8 @@ function input(over: Partial<StatusInput> = {}): StatusInput {
       modules: [],
       modulesApplied: { status: "True", reason: "NoModulesDeclared", message: "" },
       portsReady: { status: "True", reason: "NoPortsDeclared", message: "" },
+      applied: null,
+      networkReady: { status: "True", reason: "NoInterfacesDeclared", message: "" },
     },
     ...over,
   };
@@ -67,6 +69,7 @@ describe("machineStatus", () => {
       },
       lastCrash: null,
       modules: [],
+      network: null,
       updatedAt: T0,
       bootId: BOOT_ID,
     });
@@ -113,6 +116,13 @@ describe("machineStatus", () => {
         message: "",
         lastTransitionTime: T0,
       },
+      {
+        type: "NetworkReady",
+        status: "True",
+        reason: "NoInterfacesDeclared",
+        message: "",
+        lastTransitionTime: T0,
+      },
     ]);
   });
 
@@ -127,6 +137,8 @@ describe("machineStatus", () => {
             reason: "PortWithoutCarrier",
             message: "eno1 has no carrier after 30 s",
           },
+          applied: null,
+          networkReady: { status: "True", reason: "NoInterfacesDeclared", message: "" },
         },
       }),
     );
@@ -332,6 +344,50 @@ describe("sanitized messages", () => {
         "[ 31.101500] Kernel panic - not syncing: sysrq triggered crash",
         "[ 31.101700] CPU: 0 PID: 412 Comm: sh Not tainted 6.1.0-27-amd64 #1 Debian 6.1.115-1",
       ],
+    });
+  });
+
+  it("carries status.network and NetworkReady as the declared network came to be", () => {
+    const applied = {
+      interfaces: [
+        {
+          name: "bond0",
+          kind: "bond" as const,
+          state: "up" as const,
+          mtu: 9000,
+          addresses: [],
+          dhcp: false,
+          bond: {
+            mode: "active-backup" as const,
+            members: [
+              { name: "eno1", carrier: true, active: true },
+              { name: "eno2", carrier: false, active: false },
+            ],
+          },
+        },
+      ],
+      nameservers: ["10.0.40.2"],
+    };
+    const s = machineStatus(
+      input({
+        network: {
+          ...input().network,
+          applied,
+          networkReady: {
+            status: "False",
+            reason: "BondDegraded",
+            message: "bond0: eno2 has no carrier, traffic runs on eno1 alone\nand more",
+          },
+        },
+      }),
+    );
+    expect(s.network).toEqual(applied);
+    expect(condition(s, "NetworkReady")).toEqual({
+      type: "NetworkReady",
+      status: "False",
+      reason: "BondDegraded",
+      message: "bond0: eno2 has no carrier, traffic runs on eno1 alone and more",
+      lastTransitionTime: T0,
     });
   });
 });

@@ -8,6 +8,7 @@ import type {
   MachinePhase,
   MachineStatus,
   ModuleStatus,
+  NetworkStatus,
 } from "../formats/machine-status.ts";
 import type { SecureBootState } from "../formats/secure-boot-vars.ts";
 import type { ConditionPart } from "./declared-modules.ts";
@@ -36,11 +37,14 @@ export interface StatusInput {
   readonly network: BootNetwork;
 }
 
-/** What the boot's modules and ports came to (agent/network.ts). */
+/** What the boot's modules, ports and declared network came to (agent/network.ts). */
 export interface BootNetwork {
   readonly modules: readonly ModuleStatus[];
   readonly modulesApplied: ConditionPart;
   readonly portsReady: ConditionPart;
+  /** The declared network as the machine holds it; null when none is declared. */
+  readonly applied: NetworkStatus | null;
+  readonly networkReady: ConditionPart;
 }
 
 export function machineStatus(input: StatusInput): MachineStatus {
@@ -95,6 +99,7 @@ export function machineStatus(input: StatusInput): MachineStatus {
     ),
     keep({ type: "PortsReady", ...input.network.portsReady }),
     keep({ type: "ModuleParametersApplied", ...input.network.modulesApplied }),
+    keep({ type: "NetworkReady", ...input.network.networkReady }),
   ];
   return {
     apiVersion: "liken.dev/v1",
@@ -122,6 +127,7 @@ export function machineStatus(input: StatusInput): MachineStatus {
         Object.entries(m.parameters).map(([k, v]) => [k, sanitizeMessage(v)]),
       ),
     })),
+    network: input.network.applied,
     updatedAt: input.now,
     bootId: input.bootId,
   };
