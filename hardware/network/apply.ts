@@ -85,9 +85,12 @@ function failed(error: Error): Result {
   return { result: "failed", message: error.message.split("\n")[0] ?? "" };
 }
 
-/** The kernel said the thing is there already (RTNETLINK answers: File exists). */
+/**
+ * The kernel said the thing is there already: `RTNETLINK answers: File exists`, or with
+ * newer kernels' extended errors `Error: ipv4: Address already assigned.`
+ */
 function exists(error: unknown): boolean {
-  return error instanceof CommandError && /File exists/.test(error.stderrTail);
+  return error instanceof CommandError && /File exists|already assigned/i.test(error.stderrTail);
 }
 
 async function runStep(step: NetworkStep): Promise<Result> {
