@@ -38,6 +38,7 @@ const TOOLS = [
   "usr/bin/partx",
   "usr/sbin/dmidecode",
   "bin/busybox",
+  "bin/ip",
 ];
 
 let root: string;
@@ -106,6 +107,14 @@ describe("the pinned inputs", () => {
       "libcrypto.so.3",
       "libzstd.so.1",
       "libgcc_s.so.1",
+      // iproute2's ip
+      "libbpf.so.1",
+      "libelf.so.1",
+      "libmnl.so.0",
+      "libbsd.so.0",
+      "libcap.so.2",
+      "libz.so.1",
+      "libmd.so.0",
     ])
       expect(found(name), name).not.toBe("");
     expect(libs).toContain(join(root, "lib64/ld-linux-x86-64.so.2"));

@@ -84,6 +84,9 @@ export const STICK_NAMED_MODULES: readonly string[] = [
   // a USB keyboard for the menu
   "usbhid",
   "hid_generic",
+  // the declared network's bonds and VLANs, for the unattended report (hardware/network/)
+  "bonding",
+  "8021q",
 ];
 
 /** The NIC drivers the netboot initramfs carries: every wired one, and virtio's. */

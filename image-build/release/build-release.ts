@@ -11,10 +11,12 @@ import { NO_PROGRESS, numberedSteps, type Progress } from "../../common/progress
 import { signedKernelOptions } from "../../formats/boot-entries.ts";
 import { RELEASE_UKI, type Verity } from "../../formats/release.ts";
 import { writeReleaseToml } from "../../formats/release-toml.ts";
+import { RESOLV_CONF } from "../../formats/resolv-conf.ts";
 import { makeErofs } from "../../tools/mkfs-erofs.ts";
+import { UDHCPC_SCRIPT, UDHCPC_SCRIPT_TEXT } from "../../tools/udhcpc.ts";
 import { bundleAgent } from "../bundle.ts";
 import { installBundle } from "../code-cache.ts";
-import { copyFromRoot, installTools } from "../copy-from-root.ts";
+import { installTools } from "../copy-from-root.ts";
 import { buildInitramfs } from "../initramfs.ts";
 import {
   type BootModules,
@@ -22,7 +24,6 @@ import {
   readModuleIndex,
   releaseBootModules,
   requireNodeBinary,
-  resolveLibraries,
 } from "../inputs/index.ts";
 import { installModules } from "../modules-install.ts";
 import { nodeReadAhead } from "../node-read-ahead.ts";
@@ -96,6 +97,13 @@ export const RELEASE_MODULES = [
 
 /** The initramfs's tools beside busybox: blkid finds a partition by PARTUUID, dmsetup maps verity. */
 const INITRAMFS_TOOLS = ["sbin/blkid", "sbin/dmsetup"];
+
+/** The root's tools beside busybox and Node.js, by their path in the unpacked packages. */
+const ROOT_TOOLS = [
+  // iproute2's: bonds, VLANs and JSON (busybox's ip has neither); the roots' PATH puts it
+  // before busybox's applets
+  "bin/ip",
+];
 
 export interface ReleaseOptions {
   readonly version: string;
@@ -195,8 +203,14 @@ async function buildRootfs(
   const node = await requireNodeBinary();
   await copyFile(node, join(tree, "usr/bin/node"));
   await chmod(join(tree, "usr/bin/node"), 0o755);
-  for (const path of await resolveLibraries([node], inputs.root))
-    await copyFromRoot(inputs.root, path, tree);
+  // The root's tools and their libraries, with Node.js's: iproute2's ip builds the declared
+  // network (busybox's applets, arping and udhcpc among them, are the rest).
+  await installTools(inputs, tree, ROOT_TOOLS, [node]);
+  // udhcpc configures a declared DHCP interface's lease through this script, and /etc is
+  // read-only: resolv.conf is a link to the file the declared network writes under /run.
+  await mkdir(join(tree, dirname(UDHCPC_SCRIPT).slice(1)), { recursive: true });
+  await writeFile(join(tree, UDHCPC_SCRIPT.slice(1)), UDHCPC_SCRIPT_TEXT, { mode: 0o755 });
+  await symlink(RESOLV_CONF, join(tree, "etc/resolv.conf"));
   await installBundle({
     tree,
     node,

@@ -19,7 +19,8 @@ export function rootInit(variant: Pick<ReleaseVariant, "initLines"> = AS_RELEASE
   return `#!/bin/busybox sh
 /bin/busybox mkdir -p /run/bin
 /bin/busybox --install -s /run/bin
-export PATH=/run/bin:/usr/bin
+# The root's own tools (iproute2's ip) before busybox's applets of the same name.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin:/run/bin
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 # The kernel's own module requests (a filesystem at mount) go to the root's modprobe, and
 # the state partition's ext4 loads beside Node.js's start: the boot agent mounts it first.

@@ -50,12 +50,18 @@ export const ROOT_FILESYSTEM_MODULES: readonly string[] = [
   "crc32c_generic", // ext4 asks the crypto API for crc32c at mount
 ];
 
+/**
+ * The drivers of the declared network's interfaces (hardware/network/): bonds (802.3ad and
+ * active-backup) and 802.1Q VLANs. The boot agent loads them when a machine declares one.
+ */
+export const ROOT_NETWORK_STACK_MODULES: readonly string[] = ["bonding", "8021q"];
+
 /** Where the unpacked firmware packages put their files, the kernel's own path first. */
 const FIRMWARE_DIRS = ["lib/firmware", "usr/lib/firmware"];
 
 /**
- * Installs ROOT_FILESYSTEM_MODULES and ROOT_NETWORK_MODULES (less `without` and what needs
- * it) and their closure into
+ * Installs ROOT_FILESYSTEM_MODULES, ROOT_NETWORK_MODULES and ROOT_NETWORK_STACK_MODULES
+ * (less `without` and what needs it) and their closure into
  * the root tree's lib/modules/<kernel>/, indexed by depmod so that the root's busybox
  * modprobe loads them by name and by modalias.
  */
@@ -67,7 +73,7 @@ export async function installRootModules(
   return await installModules(
     inputs,
     tree,
-    [...ROOT_FILESYSTEM_MODULES, ...ROOT_NETWORK_MODULES],
+    [...ROOT_FILESYSTEM_MODULES, ...ROOT_NETWORK_MODULES, ...ROOT_NETWORK_STACK_MODULES],
     without,
   );
 }

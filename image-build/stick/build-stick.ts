@@ -27,6 +27,7 @@ import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
 import { STICK_PCI_IDS } from "../../formats/pci-ids.ts";
 import type { Verity } from "../../formats/release.ts";
 import { requireRelease } from "../../formats/release.ts";
+import { RESOLV_CONF } from "../../formats/resolv-conf.ts";
 import { inPayload, PAYLOAD_MOUNT, STICK_PAYLOAD } from "../../formats/stick-payload.ts";
 import { createBmap } from "../../tools/bmaptool.ts";
 import { extractErofs } from "../../tools/fsck-erofs.ts";
@@ -160,6 +161,9 @@ const TOOLS = [
   "usr/sbin/dmidecode",
   // The hardware report's LLDP: raw frames on a NIC (tools/socat.ts).
   "usr/bin/socat",
+  // iproute2's ip: the declared network's bonds, VLANs and addresses for the unattended
+  // report (hardware/network/); the release's root holds the same bytes, which the stick links
+  "bin/ip",
 ];
 
 export interface StickOptions {
@@ -534,7 +538,10 @@ async function buildStickRoot(
   await writeFile(join(tree, "etc/passwd"), "root:x:0:0:root:/root:/bin/sh\n");
   await writeFile(join(tree, "etc/group"), "root:x:0:\n");
   await symlink("/proc/self/mounts", join(tree, "etc/mtab"));
-  // busybox's udhcpc configures a lease through this script (liken.report=URL).
+  // The root is read-only: the declared network's nameservers are written under /run.
+  await symlink(RESOLV_CONF, join(tree, "etc/resolv.conf"));
+  // busybox's udhcpc configures a lease through this script (liken.report=URL, and the
+  // declared network's DHCP interfaces).
   await mkdir(join(tree, dirname(UDHCPC_SCRIPT).slice(1)), { recursive: true });
   await writeFile(join(tree, UDHCPC_SCRIPT.slice(1)), UDHCPC_SCRIPT_TEXT, { mode: 0o755 });
 
