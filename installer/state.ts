@@ -39,6 +39,7 @@ export function identityDocument(
     installedAt: rfc3339FromSeconds(input.installedAt),
     ports: input.machine.ports,
     modules: input.machine.modules,
+    network: { interfaces: input.machine.interfaces, nameservers: input.machine.nameservers },
     rebootPolicy: input.machine.reboot_policy,
     storage: input.manifest.storage.map((s) => ({ role: s.role, label: partitionLabel(s.role) })),
   };
