@@ -14,10 +14,9 @@ import type { BootIdentity, IdentityModule } from "../formats/identity.ts";
 import type { NetworkStatus } from "../formats/machine-status.ts";
 import { STATE_FILES } from "../formats/state-partition.ts";
 import { readKernelLog } from "../hardware/kernel-log.ts";
-import { netNames } from "../hardware/net-names.ts";
 import { bringUpNetwork } from "../hardware/network/bring-up.ts";
 import { networkStatus } from "../hardware/network/observe.ts";
-import { renameLink, setLinkUp } from "../tools/ip.ts";
+import { awaitPorts, namePredictably, type PortOutcome } from "../hardware/network/ports-up.ts";
 import { loadByModalias, loadModule } from "../tools/modprobe.ts";
 import {
   type ConditionPart,
@@ -27,7 +26,6 @@ import {
 } from "./declared-modules.ts";
 import { step } from "./machine.ts";
 import { NO_INTERFACES, networkReadyCondition } from "./network-ready.ts";
-import { PORT_WAIT_MS, type PortOutcome, portLine } from "./ports.ts";
 
 async function loadedModules(): Promise<Set<string>> {
   // Without /proc/modules every declared module is loaded again: modprobe skips loaded ones.
@@ -139,74 +137,16 @@ function modaliases(): string[] {
 }
 
 /** (3) Every NIC under its predictable name; the kernel's when udev would keep it. */
-export async function nameNics(): Promise<string[]> {
-  // No /sys/class/net: no NIC to name, and each declared port is reported missing.
-  const names = await readdir("/sys/class/net").catch(() => [] as string[]);
-  const taken = new Set(names);
-  const present: string[] = [];
-  for (const kernelName of names) {
-    // No device uevent: a virtual interface (lo, a bridge), which udev does not rename.
-    const hasDevice = await readFile(join("/sys/class/net", kernelName, "device", "uevent"))
-      .then(() => true)
-      .catch(() => false);
-    if (!hasDevice) continue;
-    const { predictable } = await netNames("/", kernelName);
-    if (predictable === null || predictable === kernelName || taken.has(predictable)) {
-      present.push(kernelName);
-      continue;
-    }
-    try {
-      await renameLink(kernelName, predictable);
-      taken.add(predictable);
-      present.push(predictable);
-      step(`network interface ${kernelName} is ${predictable}`);
-    } catch (error) {
-      present.push(kernelName);
-      step(`network interface ${kernelName} keeps its name: ${(error as Error).message}`);
-    }
-  }
-  return present;
+export function nameNics(): Promise<string[]> {
+  return namePredictably(step);
 }
 
 /** (4) Each declared port up and its carrier awaited, all at once; one console line each. */
-export async function waitForPorts(
+export function waitForPorts(
   ports: readonly string[],
   present: readonly string[],
 ): Promise<PortOutcome[]> {
-  return Promise.all(
-    ports.map(async (port): Promise<PortOutcome> => {
-      if (!present.includes(port)) {
-        const outcome = { port, kind: "missing" } as const;
-        step(portLine(outcome));
-        return outcome;
-      }
-      const started = Date.now();
-      await setLinkUp(port).catch((error: Error) =>
-        step(`port ${port} does not come up: ${error.message.split("\n")[0]}`),
-      );
-      let carrier = await hasCarrier(port);
-      while (!carrier && Date.now() - started < PORT_WAIT_MS) {
-        await sleep(200);
-        carrier = await hasCarrier(port);
-      }
-      const seconds = (Date.now() - started) / 1000;
-      const outcome: PortOutcome = { port, kind: carrier ? "carrier" : "no-carrier", seconds };
-      step(portLine(outcome));
-      return outcome;
-    }),
-  );
-}
-
-async function hasCarrier(port: string): Promise<boolean> {
-  // EINVAL while the link is down: no carrier
-  return readFile(join("/sys/class/net", port, "carrier"), "utf8").then(
-    (t) => t.trim() === "1",
-    () => false,
-  );
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  return awaitPorts(ports, present, step);
 }
 
 /**

@@ -1,6 +1,7 @@
 // PortsReady as an operator reads it: which declared port held the boot and what to do.
 import { describe, expect, it } from "vitest";
-import { portLine, portsCondition } from "./ports.ts";
+import { portLine } from "../hardware/network/ports-up.ts";
+import { portsCondition } from "./ports.ts";
 
 describe("portsCondition", () => {
   it("is True when every declared port has carrier", () => {

@@ -1,23 +1,7 @@
 // The declared ports' outcome at boot (docs/rollback.md, The network ports): the condition
 // PortsReady from what each port did in its wait. Pure.
-import { PORT_WAIT_SECONDS } from "../formats/boot-interface.ts";
+import { PORT_WAIT_MS, type PortOutcome } from "../hardware/network/ports-up.ts";
 import type { ConditionPart } from "./declared-modules.ts";
-
-/** The longest a boot waits for a declared port's carrier; every port waits at once. */
-export const PORT_WAIT_MS = PORT_WAIT_SECONDS * 1000;
-
-export type PortOutcome =
-  | { readonly port: string; readonly kind: "carrier"; readonly seconds: number }
-  | { readonly port: string; readonly kind: "no-carrier"; readonly seconds: number }
-  | { readonly port: string; readonly kind: "missing" };
-
-/** The console line for one port waited for. */
-export function portLine(o: PortOutcome): string {
-  if (o.kind === "carrier") return `port ${o.port}: carrier after ${o.seconds.toFixed(1)} s`;
-  if (o.kind === "no-carrier")
-    return `port ${o.port}: no carrier after ${o.seconds.toFixed(1)} s; connect the cable, or remove the port from the manifest`;
-  return `port ${o.port}: no such interface on this machine; correct its name in the manifest, or check its NIC's driver with the hardware report`;
-}
 
 export function portsCondition(
   outcomes: readonly PortOutcome[],
