@@ -92,6 +92,25 @@ export async function leaveMulticast(name: string, mac: string): Promise<void> {
   await ip(["maddress", "delete", mac, "dev", name]);
 }
 
+/** The way to `address` the kernel would take (`ip -j route get`): the interface and its source address. */
+export interface RouteTo {
+  readonly dev: string;
+  /** The address packets leave from; null when the kernel names none. */
+  readonly src: string | null;
+}
+
+/** Throws when the kernel has no route to `address` ("Network is unreachable"). */
+export async function routeTo(address: string): Promise<RouteTo> {
+  return parseRouteTo(await ip(["-j", "route", "get", address]));
+}
+
+export function parseRouteTo(text: string): RouteTo {
+  const route = obj(jsonArray(text)[0]);
+  const dev = str(route?.dev);
+  if (!dev) throw new Error("ip -j route get named no interface");
+  return { dev, src: str(route?.prefsrc) };
+}
+
 /** A link as `ip -j -d link show` describes it. */
 export interface IpLink {
   readonly name: string;

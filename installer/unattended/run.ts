@@ -10,10 +10,10 @@ import { inventoryDisks } from "../../hardware/disks/index.ts";
 import { renderDisks } from "../../hardware/disks/render.ts";
 import { readMachineIdentity } from "../../hardware/machine-identity.ts";
 import { releaseMissingDrivers } from "../../hardware/missing-drivers.ts";
-import { requireNetwork } from "../../hardware/network-up.ts";
 import type { Manifest } from "../../manifest/types.ts";
 import { chooseMachine, describeIdentity } from "./choose-machine.ts";
 import { type InstallOnceOutcome, installOnce } from "./install-once.ts";
+import { networkToReport } from "./report-network.ts";
 import { sendReport } from "./send-report.ts";
 
 /** What `liken.install=auto` asks for: the machine whose match is this hardware. */
@@ -40,7 +40,8 @@ export interface UnattendedRunRequest {
   readonly hardwareReport: (machine: string | null) => Promise<unknown>;
   /**
    * Gives the report a way out and says which (a NIC, "the existing route"); throws saying
-   * why there is none. DHCP on the first NIC with carrier when not given.
+   * why there is none. When not given: the machine's declared network, or DHCP on the first
+   * NIC with carrier when it declares no interface.
    */
   readonly bringUpNetwork?: () => Promise<string>;
   /** The consoles: each text ends with a newline. */
@@ -129,7 +130,7 @@ async function reportTo(
   const say = (line: string) => request.out(`liken-stick: ${line}\n`);
   let via: string;
   try {
-    via = await networkForReport(request);
+    via = await networkForReport(request, machine, url, say);
   } catch (error) {
     say(`report not sent to ${url}: ${(error as Error).message} (the install is not affected)`);
     return;
@@ -155,7 +156,15 @@ async function reportTo(
   );
 }
 
-// The one place the report's network comes up: the request's way, else DHCP.
-function networkForReport(request: UnattendedRunRequest): Promise<string> {
-  return request.bringUpNetwork ? request.bringUpNetwork() : requireNetwork();
+// The one place the report's network comes up: the request's way, else the machine's
+// declared network, else DHCP.
+function networkForReport(
+  request: UnattendedRunRequest,
+  machine: string | null,
+  url: string,
+  say: (line: string) => void,
+): Promise<string> {
+  if (request.bringUpNetwork) return request.bringUpNetwork();
+  const declared = request.manifest.machines.find((m) => m.name === machine);
+  return networkToReport(declared, url, say);
 }
