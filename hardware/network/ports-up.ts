@@ -5,7 +5,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PORT_WAIT_SECONDS } from "../../formats/boot-interface.ts";
-import { renameLink, setLinkUp } from "../../tools/ip.ts";
+import { renameLink, setLinkDown, setLinkUp } from "../../tools/ip.ts";
 import { netNames } from "../net-names.ts";
 
 /** The longest a boot waits for a declared port's carrier; every port waits at once. */
@@ -42,7 +42,7 @@ export async function namePredictably(step: (line: string) => void): Promise<str
       continue;
     }
     try {
-      await renameLink(kernelName, predictable);
+      await renameWhileDown(kernelName, predictable);
       taken.add(predictable);
       present.push(predictable);
       step(`network interface ${kernelName} is ${predictable}`);
@@ -53,6 +53,19 @@ export async function namePredictably(step: (line: string) => void): Promise<str
   }
   return present;
 }
+
+// The kernel renames only a link that is down (EBUSY otherwise). At boot every NIC is
+// down; on the stick its init brought each up for the hardware report, and it goes up again.
+async function renameWhileDown(from: string, to: string): Promise<void> {
+  // No flags to read: taken for down, as at boot; a refused rename says why.
+  const flags = await readFile(join("/sys/class/net", from, "flags"), "utf8").catch(() => "0");
+  const up = (Number.parseInt(flags.trim(), 16) & IFF_UP) !== 0;
+  if (up) await setLinkDown(from);
+  await renameLink(from, to);
+  if (up) await setLinkUp(to);
+}
+
+const IFF_UP = 0x1;
 
 /** Each declared port up and its carrier awaited, all at once; one line each to `step`. */
 export async function awaitPorts(
