@@ -1,7 +1,7 @@
 // `liken-stick manifest check FILE`: validates a cluster manifest.
-import { formatSize } from "../../common/size.ts";
-import { type Manifest, parseManifest } from "../../manifest/index.ts";
+import { parseManifest } from "../../manifest/index.ts";
 import { readManifestFile, showProblems } from "../load-manifest.ts";
+import { renderManifest } from "../manifest-text.ts";
 import type { Verb } from "../verb.ts";
 
 export const manifestCheck: Verb = {
@@ -35,42 +35,3 @@ With --json, stdout holds {"ok", "manifest" or "errors", "warnings"}, and
     return 0;
   },
 };
-
-/** The normalized manifest as TOML, sizes in binary units, for people. */
-function renderManifest(m: Manifest): string {
-  const q = (s: string) => JSON.stringify(s);
-  const size = (n: number | "rest") => q(n === "rest" ? n : formatSize(n));
-  const lines = [
-    `cluster = ${q(m.cluster)}`,
-    "",
-    "[release]",
-    `version = ${q(m.release.version)}`,
-    "",
-    "[layout]",
-    ...(["esp", "slot", "crash_journal", "state"] as const).map(
-      (k) => `${k} = ${size(m.layout[k])}`,
-    ),
-  ];
-  for (const s of m.storage)
-    lines.push("", "[[storage]]", `role = ${q(s.role)}`, `size = ${size(s.size)}`);
-  for (const machine of m.machines) {
-    lines.push("", "[[machines]]", `name = ${q(machine.name)}`, `role = ${q(machine.role)}`);
-    lines.push(`ports = [${machine.ports.map(q).join(", ")}]`);
-    if (machine.modules.length > 0)
-      lines.push(
-        "modules = [",
-        ...machine.modules.map(
-          (d) => `  { name = ${q(d.name)}, parameters = ${q(d.parameters)} },`,
-        ),
-        "]",
-      );
-    if (machine.system_disk) {
-      const parts = Object.entries(machine.system_disk).map(
-        ([k, v]) => `${k} = ${typeof v === "number" ? size(v) : q(String(v))}`,
-      );
-      lines.push(`system_disk = { ${parts.join(", ")} }`);
-    }
-    lines.push(`reboot_policy = ${q(machine.reboot_policy)}`);
-  }
-  return `${lines.join("\n")}\n`;
-}
