@@ -48,9 +48,11 @@ came close.
 
 With --report URL (liken.report=URL) it then POSTs one JSON document to URL: the
 machine, the installer's status document and the hardware report, whether the
-install was done or failed. It takes an address by DHCP when the machine has no
-route, tries for at most a minute, and says whether the report was sent; the
-exit code is the install's.
+install was done or failed. It goes over the machine's declared network
+([[machines.interfaces]]: bonds, VLANs, static addresses, routes), built as the
+installed machine builds it at every boot; a machine that declares none takes an
+address by DHCP when it has no route. It tries for at most a minute, and says
+whether the report was sent; the exit code is the install's.
 
 PATHs limit the look and the install to those block devices or image files.
 Without --manifest and --release it uses the stick's payload.
