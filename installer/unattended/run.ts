@@ -10,30 +10,18 @@ import { inventoryDisks } from "../../hardware/disks/index.ts";
 import { renderDisks } from "../../hardware/disks/render.ts";
 import { readMachineIdentity } from "../../hardware/machine-identity.ts";
 import { releaseMissingDrivers } from "../../hardware/missing-drivers.ts";
-import type { Manifest } from "../../manifest/types.ts";
 import { chooseMachine, describeIdentity } from "./choose-machine.ts";
-import { type InstallOnceOutcome, installOnce } from "./install-once.ts";
+import { type InstallOnceOutcome, type InstallOnceRequest, installOnce } from "./install-once.ts";
 import { networkToReport } from "./report-network.ts";
 import { sendReport } from "./send-report.ts";
 
 /** What `liken.install=auto` asks for: the machine whose match is this hardware. */
 const AUTO = "auto";
 
-export interface UnattendedRunRequest {
-  readonly manifest: Manifest;
-  /** A machine of the manifest, or AUTO. */
+/** What install-once takes, but `as` for its machine: a machine of the manifest, or AUTO. */
+export interface UnattendedRunRequest
+  extends Omit<InstallOnceRequest, "machine" | "say" | "onEvent"> {
   readonly as: string;
-  readonly releaseDir: string;
-  readonly wipe: boolean;
-  /** The disks to look at and install on; empty means every disk of the machine. */
-  readonly paths: readonly string[];
-  readonly statusFile: string;
-  /** The stick's record of its installs. */
-  readonly recordFile: string;
-  /** The efivarfs mount, or the folder that stands for it. */
-  readonly efivars?: string;
-  /** Only for the words: what the stick does when the flow ends well. */
-  readonly then: "reboot" | "poweroff";
   /** Where the report goes (an http or https URL); no report without it. */
   readonly reportUrl?: string;
   /** The hardware report (hwreport --json) for the report: `machine` is null when auto found none. */
