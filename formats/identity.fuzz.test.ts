@@ -1,9 +1,15 @@
 // identity.json on the state partition, read by the boot agent at every boot: whatever it
-// holds, the agent gets the fields it needs with the defaults for the rest, never an error.
+// holds, the agent gets the fields it needs with the defaults for the rest, never an error;
+// and inspect gets what reads of its network.
 import { describe, expect } from "vitest";
 import { NO_NETWORK } from "../common/network-declaration.ts";
 import { itReadsAnyText } from "../test/fuzz-text.ts";
-import { parseBootIdentity } from "./identity.ts";
+import {
+  type Identity,
+  parseBootIdentity,
+  parseIdentity,
+  readNetworkDeclaration,
+} from "./identity.ts";
 
 const valid = JSON.stringify(
   {
@@ -66,6 +72,23 @@ function expectIdentity(text: string): void {
   }
 }
 
+// inspect shows what reads: the same shapes, each part that does not read named instead.
+function expectShownNetwork(text: string): void {
+  const value: Partial<Record<keyof Identity, unknown>> | null = parseIdentity(text);
+  if (value?.network === undefined) return;
+  const { network, errors } = readNetworkDeclaration(value.network);
+  for (const e of errors) expect(typeof e).toBe("string");
+  const whole = parseBootIdentity(text);
+  expect(whole.networkError).toBe(errors[0] ?? null);
+  if (errors.length === 0) expect(whole.network).toEqual(network);
+  expectIdentity(JSON.stringify({ network }));
+  expect(parseBootIdentity(JSON.stringify({ network })).networkError).toBeNull();
+}
+
 describe("identity.json's reader, fuzzed", () => {
   itReadsAnyText(valid, "json", expectIdentity);
+});
+
+describe("identity.json's network as inspect reads it, fuzzed", () => {
+  itReadsAnyText(valid, "json", expectShownNetwork);
 });

@@ -2,7 +2,7 @@
 // defaults, so an older install boots as before.
 import { describe, expect, it } from "vitest";
 import { NO_NETWORK } from "../common/network-declaration.ts";
-import { parseBootIdentity } from "./identity.ts";
+import { parseBootIdentity, readNetworkDeclaration } from "./identity.ts";
 
 /** Issue 41's example as the installer writes it into identity.json. */
 const NETWORK = {
@@ -141,6 +141,44 @@ describe("parseBootIdentity", () => {
     expect(parseBootIdentity(JSON.stringify({ ports: ["eno1"] }))).toMatchObject({
       network: NO_NETWORK,
       networkError: null,
+    });
+  });
+});
+
+describe("readNetworkDeclaration, for inspect", () => {
+  it("reads a whole network with no errors", () => {
+    expect(readNetworkDeclaration(NETWORK)).toEqual({ network: NETWORK, errors: [] });
+  });
+
+  it("keeps what reads beside what does not, and says why each part does not", () => {
+    const [bond, vlan, port] = NETWORK.interfaces;
+    const damaged = {
+      interfaces: [bond, { ...vlan, vlan: { link: "bond0", id: 0 } }, port, "eno4"],
+      nameservers: ["10.0.40.2", 53, "fd00:40::2"],
+    };
+    expect(readNetworkDeclaration(damaged)).toEqual({
+      network: { interfaces: [bond, port], nameservers: ["10.0.40.2", "fd00:40::2"] },
+      errors: [
+        "network.nameservers holds 53",
+        "network.interfaces[1].vlan.id is not 1 to 4094",
+        "network.interfaces[3] is not an object",
+      ],
+    });
+    // The boot agent applies none of it, and says the first reason.
+    expect(parseBootIdentity(JSON.stringify({ network: damaged }))).toMatchObject({
+      network: NO_NETWORK,
+      networkError: "network.nameservers holds 53",
+    });
+  });
+
+  it("reads a network that is not an object, or has no list of interfaces, as none", () => {
+    expect(readNetworkDeclaration(null)).toEqual({
+      network: NO_NETWORK,
+      errors: ["network is not an object"],
+    });
+    expect(readNetworkDeclaration({ nameservers: ["10.0.40.2"] })).toEqual({
+      network: { interfaces: [], nameservers: ["10.0.40.2"] },
+      errors: ["network.interfaces is not a list"],
     });
   });
 });

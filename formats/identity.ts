@@ -73,21 +73,55 @@ export function parseBootIdentity(text: string | null): BootIdentity {
           typeof (m as IdentityModule).parameters === "string",
       )
     : [];
-  const network = value.network === undefined ? NO_NETWORK : readNetwork(value.network);
+  // The network is applied whole or not at all: a declaration with one field the agent
+  // cannot read (a person's edit, a file cut short) would otherwise build half of what was
+  // meant.
+  const network = value.network === undefined ? null : readNetworkDeclaration(value.network);
+  const [networkError = null] = network?.errors ?? [];
   return {
     installId: typeof value.installId === "string" ? value.installId : null,
     rebootPolicy: value.rebootPolicy === "Automatic" ? "Automatic" : "Manual",
     ports: strings(value.ports),
     modules: modules.map((m) => ({ name: m.name, parameters: m.parameters })),
-    network: typeof network === "string" ? NO_NETWORK : network,
-    networkError: typeof network === "string" ? network : null,
+    network: network && networkError === null ? network.network : NO_NETWORK,
+    networkError,
   };
 }
 
-// The network is applied whole or not at all: a declaration with one field the agent cannot
-// read (a person's edit, a file cut short) would otherwise build half of what was meant.
-// What it reads is the manifest's checked shape; the words go to ip as arguments, each
-// one a name or an address.
+/** identity.json's `network` as far as it reads. */
+export interface NetworkRead {
+  /** The nameservers and the interfaces that read; an interface with one field that does not is left out. */
+  readonly network: NetworkDeclaration;
+  /** Why each part left out does not read, in the file's order; empty when all of it reads. */
+  readonly errors: readonly string[];
+}
+
+/**
+ * The one reader of identity.json's `network`: the boot agent applies it only when it reads
+ * whole (parseBootIdentity), `inspect` shows what reads. What it reads is the manifest's
+ * checked shape; the words go to ip as arguments, each one a name or an address.
+ */
+export function readNetworkDeclaration(v: unknown): NetworkRead {
+  if (!isObject(v)) return { network: NO_NETWORK, errors: ["network is not an object"] };
+  const errors: string[] = [];
+  if (!Array.isArray(v.interfaces)) errors.push("network.interfaces is not a list");
+  const nameservers = wordsOf(v.nameservers, ADDRESS, "network.nameservers");
+  if (typeof nameservers === "string") errors.push(nameservers);
+  const interfaces: InterfaceDeclaration[] = [];
+  for (const [n, entry] of (Array.isArray(v.interfaces) ? v.interfaces : []).entries()) {
+    const read = readInterface(entry, `network.interfaces[${n}]`);
+    if (typeof read === "string") errors.push(read);
+    else interfaces.push(read);
+  }
+  // A nameserver that does not read is left out; the ones beside it still show.
+  const listed: unknown[] = Array.isArray(v.nameservers) ? v.nameservers : [];
+  const readable = listed.filter((w): w is string => typeof w === "string" && ADDRESS.test(w));
+  return {
+    network: { interfaces, nameservers: typeof nameservers === "string" ? readable : nameservers },
+    errors,
+  };
+}
+
 type Read<T> = T | string;
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,14}$/;
@@ -102,20 +136,6 @@ function wordsOf(v: unknown, shape: RegExp, what: string): Read<string[]> {
   if (!Array.isArray(v)) return `${what} is not a list`;
   const bad = v.find((w) => typeof w !== "string" || !shape.test(w));
   return bad === undefined ? (v as string[]) : `${what} holds ${JSON.stringify(bad)}`;
-}
-
-function readNetwork(v: unknown): Read<NetworkDeclaration> {
-  if (!isObject(v)) return "network is not an object";
-  if (!Array.isArray(v.interfaces)) return "network.interfaces is not a list";
-  const nameservers = wordsOf(v.nameservers, ADDRESS, "network.nameservers");
-  if (typeof nameservers === "string") return nameservers;
-  const interfaces: InterfaceDeclaration[] = [];
-  for (const [n, entry] of v.interfaces.entries()) {
-    const read = readInterface(entry, `network.interfaces[${n}]`);
-    if (typeof read === "string") return read;
-    interfaces.push(read);
-  }
-  return { interfaces, nameservers };
 }
 
 function readInterface(v: unknown, at: string): Read<InterfaceDeclaration> {
