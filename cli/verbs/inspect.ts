@@ -13,7 +13,8 @@ Reads a disk that liken installed, a block device or an image file, without
 mounting anything and without writing: the liken claim, the partitions, each
 slot's release and whether its root filesystem still hashes as the release
 says, the boot entries with their tries, the spec, the installer's status, the
-machine's own status and the crash journal. An image file needs no root.
+machine's own status, its declared network and how its last boot held it, and
+the crash journal. An image file needs no root.
 
 A disk without a valid liken claim is refused. On a partial install, or where a
 part cannot be read, that part is shown as missing and named under Problems.

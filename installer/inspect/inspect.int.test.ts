@@ -29,12 +29,12 @@ async function sparse(size: number): Promise<string> {
   return file;
 }
 
-async function installOnto(file: string, env?: Record<string, string>) {
+async function installOnto(file: string, env?: Record<string, string>, manifest = MANIFEST) {
   return cli(
     [
       "install",
       "--manifest",
-      MANIFEST,
+      manifest,
       "--as",
       "leader-1",
       "--release",
@@ -314,6 +314,132 @@ describe("inspect reads the crash journal", () => {
       },
     );
   }, 120_000);
+});
+
+describe("inspect shows the machine's declared network", () => {
+  let racked: string;
+  const declared = [
+    "Network (declared): nameservers 10.0.40.2 fd00:40::2",
+    "  bond0     bond 802.3ad of eno1, eno2, mtu 9000",
+    "  bond0.40  vlan 40 on bond0, 10.0.40.11/24 fd00:40::11/64, route 0.0.0.0/0 via 10.0.40.1, route ::/0 via fd00:40::1",
+  ];
+
+  beforeAll(async () => {
+    racked = await sparse(32 * GIB);
+    const r = await installOnto(racked, undefined, "examples/rack-static.toml");
+    expect(r.code, r.stderr).toBe(0);
+  }, 120_000);
+
+  it("as the manifest declares it, before the first boot", async () => {
+    const i = await inspectJson(racked);
+    expect(i.network).toEqual({
+      declared: {
+        interfaces: [
+          {
+            name: "bond0",
+            bond: { ports: ["eno1", "eno2"], mode: "802.3ad" },
+            mtu: 9000,
+            addresses: [],
+            routes: [],
+            dhcp: false,
+          },
+          {
+            name: "bond0.40",
+            vlan: { link: "bond0", id: 40 },
+            addresses: ["10.0.40.11/24", "fd00:40::11/64"],
+            routes: [
+              { to: "0.0.0.0/0", via: "10.0.40.1" },
+              { to: "::/0", via: "fd00:40::1" },
+            ],
+            dhcp: false,
+          },
+        ],
+        nameservers: ["10.0.40.2", "fd00:40::2"],
+      },
+      declaredErrors: [],
+      lastBoot: null,
+    });
+    expect(i.identity?.network).toEqual(i.network.declared);
+    const human = await cli(["inspect", racked]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain(
+      `\nMachine: not booted yet\n${[...declared, "Network (last boot): not booted yet"].join("\n")}\nCrashes: 0 recorded\n`,
+    );
+  });
+
+  it("and as the last boot held it, from the status document the boot agent wrote", async () => {
+    const state = (await inspectJson(racked)).partitions.find((p) => p.label === "liken-state")!;
+    const network = {
+      interfaces: [
+        {
+          name: "bond0",
+          kind: "bond",
+          state: "up",
+          mtu: 9000,
+          addresses: [],
+          dhcp: false,
+          bond: {
+            mode: "802.3ad",
+            members: [
+              { name: "eno1", carrier: true, active: true },
+              { name: "eno2", carrier: false, active: false },
+            ],
+          },
+        },
+        {
+          name: "bond0.40",
+          kind: "vlan",
+          state: "up",
+          mtu: 9000,
+          addresses: ["10.0.40.11/24", "fd00:40::11/64"],
+          dhcp: false,
+        },
+      ],
+      nameservers: ["10.0.40.2", "fd00:40::2"],
+    };
+    const message =
+      "bond0: eno2 has no carrier, traffic runs on eno1 alone; check eno2's cable and the switch port";
+    const status = {
+      apiVersion: "liken.dev/v1",
+      kind: "MachineStatus",
+      phase: "Running",
+      version: "1.0.0",
+      slot: "a",
+      conditions: [
+        {
+          type: "NetworkReady",
+          status: "False",
+          reason: "BondDegraded",
+          message,
+          lastTransitionTime: "2026-12-01T04:41:07Z",
+        },
+      ],
+      network,
+      updatedAt: "2026-12-01T04:41:07Z",
+      bootId: "0f4c8f3e-9a51-4a8e-b2a4-6f0d1c2e3b4a",
+    };
+    const file = join(dir, "status.json");
+    await writeFile(file, JSON.stringify(status, null, 2));
+    // As the boot agent writes it at the first boot, with one port of the bond unplugged.
+    await run("debugfs", [
+      "-w",
+      "-R",
+      `write ${file} status/status.json`,
+      `${racked}?offset=${state.start}`,
+    ]);
+    const i = await inspectJson(racked);
+    expect(i.network.lastBoot).toEqual(network);
+    expect(i.status?.network).toEqual(network);
+    const human = await cli(["inspect", racked]);
+    expect(human.stdout).toContain(
+      `\nMachine: Running, version 1.0.0 slot a, updated 2026-12-01T04:41:07Z\n${[
+        ...declared,
+        `Network (last boot): NetworkReady False BondDegraded: ${message}`,
+        "  bond0     up, eno1 carries traffic, eno2 no carrier",
+        "  bond0.40  up, 10.0.40.11/24 fd00:40::11/64",
+      ].join("\n")}\nCrashes: 0 recorded\n`,
+    );
+  });
 });
 
 describe("inspect on disks that are not complete installs", () => {

@@ -19,11 +19,11 @@ import {
   summarizeClaim,
 } from "../../formats/claim.ts";
 import { judgeBackupGpt, judgeGpt } from "../../formats/gpt.ts";
-import { parseIdentity } from "../../formats/identity.ts";
+import { type Identity, parseIdentity, readNetworkDeclaration } from "../../formats/identity.ts";
 import { parseInstallerStatus } from "../../formats/installer-status.ts";
 import { readJournal } from "../../formats/journal-io.ts";
 import type { CrashRecord } from "../../formats/journal-records.ts";
-import { parseMachineStatus } from "../../formats/machine-status.ts";
+import { type MachineStatus, parseMachineStatus } from "../../formats/machine-status.ts";
 import { readReleaseToml } from "../../formats/release.ts";
 import { parseSpecDocument } from "../../formats/spec-document.ts";
 import { STATE_FILES } from "../../formats/state-partition.ts";
@@ -35,6 +35,7 @@ import { readState, type StateFiles } from "./read-state.ts";
 import type {
   InspectedClaim,
   InspectedJournal,
+  InspectedNetwork,
   InspectedPartition,
   InspectedSlot,
   Inspection,
@@ -219,14 +220,32 @@ async function inspectJournal(
 function readDocuments(
   state: StateFiles | undefined,
   problems: Problem[],
-): Pick<Inspection, "status" | "installer" | "identity" | "spec"> {
+): Pick<Inspection, "status" | "installer" | "identity" | "spec" | "network"> {
   const read = <T>(file: keyof StateFiles, parser: (text: string) => T | null) =>
     parse(state?.[file], STATE_FILES[file], parser, problems);
+  const status = read("machineStatus", parseMachineStatus);
+  const identity = read("identity", parseIdentity);
   return {
-    status: read("machineStatus", parseMachineStatus),
+    status,
     installer: read("installerStatus", parseInstallerStatus),
-    identity: read("identity", parseIdentity),
+    identity,
     spec: read("spec", parseSpecDocument),
+    network: inspectNetwork(identity, status),
+  };
+}
+
+/** The network block's facts: what reads of the declared network, and the last boot's as it is. */
+export function inspectNetwork(
+  identity: Identity | null,
+  status: MachineStatus | null,
+): InspectedNetwork {
+  // Read as unknown: an older install wrote no network, a person's edit may have any type.
+  const declared: unknown = identity?.network;
+  const read = declared === undefined ? null : readNetworkDeclaration(declared);
+  return {
+    declared: read?.network ?? null,
+    declaredErrors: read?.errors ?? [],
+    lastBoot: status?.network ?? null,
   };
 }
 

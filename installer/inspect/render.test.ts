@@ -1,7 +1,10 @@
-// The Crashes lines of `inspect` for people, from an inspection built in memory (the CLI
-// tests in inspect.test.ts read real installed images).
+// The Crashes and Network lines of `inspect` for people, from an inspection built in memory
+// (the CLI tests in inspect.int.test.ts read real installed images).
 import { describe, expect, it } from "vitest";
 import type { CrashRecord } from "../../agent/types.ts";
+import { parseIdentity } from "../../formats/identity.ts";
+import { parseMachineStatus } from "../../formats/machine-status.ts";
+import { inspectNetwork } from "./inspect.ts";
 import { renderInspection } from "./render.ts";
 import type { InspectedJournal, Inspection } from "./types.ts";
 
@@ -29,6 +32,7 @@ function inspection(journal: InspectedJournal | null, crashes: CrashRecord[] = [
     installer: null,
     identity: null,
     spec: null,
+    network: { declared: null, declaredErrors: [], lastBoot: null },
     journal,
     crashes,
     problems: [],
@@ -121,5 +125,217 @@ describe("the Crashes lines", () => {
         }),
       ),
     ).toBe("Crashes: the crash journal belongs to another install\n");
+  });
+});
+
+/** Issue 41's example as the installer writes it into identity.json. */
+const DECLARED = {
+  interfaces: [
+    {
+      name: "bond0",
+      bond: { ports: ["eno1", "eno2"], mode: "802.3ad" },
+      mtu: 9000,
+      addresses: [],
+      routes: [],
+      dhcp: false,
+    },
+    {
+      name: "bond0.40",
+      vlan: { link: "bond0", id: 40 },
+      addresses: ["10.0.40.11/24", "fd00:40::11/64"],
+      routes: [{ to: "0.0.0.0/0", via: "10.0.40.1" }],
+      dhcp: false,
+    },
+    { name: "eno3", addresses: [], routes: [], dhcp: true },
+  ],
+  nameservers: ["10.0.40.2"],
+};
+
+/** The same network as the boot agent found it, with eno2's cable pulled. */
+const HELD = {
+  interfaces: [
+    {
+      name: "bond0",
+      kind: "bond",
+      state: "up",
+      mtu: 9000,
+      addresses: [],
+      dhcp: false,
+      bond: {
+        mode: "802.3ad",
+        members: [
+          { name: "eno1", carrier: true, active: true },
+          { name: "eno2", carrier: false, active: false },
+        ],
+      },
+    },
+    {
+      name: "bond0.40",
+      kind: "vlan",
+      state: "up",
+      mtu: 9000,
+      addresses: ["10.0.40.11/24", "fd00:40::11/64"],
+      dhcp: false,
+    },
+    { name: "eno3", kind: "port", state: "up", mtu: 1500, addresses: [], dhcp: true },
+  ],
+  nameservers: ["10.0.40.2"],
+};
+
+const DEGRADED = {
+  type: "NetworkReady",
+  status: "False",
+  reason: "BondDegraded",
+  message:
+    "bond0: eno2 has no carrier, traffic runs on eno1 alone; check eno2's cable and the switch port",
+  lastTransitionTime: "2026-12-01T04:41:07Z",
+};
+
+/** The text of an inspection whose identity.json and status document hold these, read as inspect reads them. */
+function rendered(identity: object | null, status: object | null): string {
+  const id = identity && parseIdentity(JSON.stringify({ machine: "leader-1", ...identity }));
+  const st =
+    status &&
+    parseMachineStatus(
+      JSON.stringify({ kind: "MachineStatus", phase: "Running", version: "1.0.0", ...status }),
+    );
+  return renderInspection({
+    ...inspection(null),
+    identity: id,
+    status: st,
+    network: inspectNetwork(id, st),
+  });
+}
+
+// From the Machine line's end to the Crashes line: the Network lines, or none.
+function networkPart(out: string): string {
+  return out.slice(out.indexOf("\n", out.indexOf("\nMachine: ") + 1) + 1, out.indexOf("Crashes: "));
+}
+
+describe("the Network lines", () => {
+  it("show the declared network, and a machine not booted yet", () => {
+    expect(networkPart(rendered({ network: DECLARED }, null))).toBe(
+      [
+        "Network (declared): nameservers 10.0.40.2",
+        "  bond0     bond 802.3ad of eno1, eno2, mtu 9000",
+        "  bond0.40  vlan 40 on bond0, 10.0.40.11/24 fd00:40::11/64, route 0.0.0.0/0 via 10.0.40.1",
+        "  eno3      port, DHCP",
+        "Network (last boot): not booted yet",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("show the last boot's NetworkReady and each interface as the machine held it", () => {
+    const status = { conditions: [DEGRADED], network: HELD };
+    expect(networkPart(rendered({ network: DECLARED }, status))).toBe(
+      [
+        "Network (declared): nameservers 10.0.40.2",
+        "  bond0     bond 802.3ad of eno1, eno2, mtu 9000",
+        "  bond0.40  vlan 40 on bond0, 10.0.40.11/24 fd00:40::11/64, route 0.0.0.0/0 via 10.0.40.1",
+        "  eno3      port, DHCP",
+        "Network (last boot): NetworkReady False BondDegraded: bond0: eno2 has no carrier, traffic runs on eno1 alone; check eno2's cable and the switch port",
+        "  bond0     up, eno1 carries traffic, eno2 no carrier",
+        "  bond0.40  up, 10.0.40.11/24 fd00:40::11/64",
+        "  eno3      up, no DHCP lease",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("show a bond's port with carrier outside the traffic, and an interface not built", () => {
+    const bond0 = HELD.interfaces[0]!;
+    const held = {
+      ...HELD,
+      interfaces: [
+        {
+          ...bond0,
+          bond: {
+            mode: "active-backup",
+            members: [
+              { name: "eno1", carrier: true, active: true },
+              { name: "eno2", carrier: true, active: false },
+            ],
+          },
+        },
+        { name: "bond0.40", kind: "vlan", state: "missing", mtu: null, addresses: [], dhcp: false },
+      ],
+    };
+    expect(networkPart(rendered({ network: DECLARED }, { network: held }))).toContain(
+      "Network (last boot): not reported\n  bond0     up, eno1 carries traffic, eno2 carries no traffic\n  bond0.40  missing\n",
+    );
+  });
+
+  it("are not there for an install from before networks, booted or not, or one that declares none", () => {
+    const older = { cluster: "mycluster", ports: ["eno1"] };
+    expect(networkPart(rendered(older, null))).toBe("");
+    expect(networkPart(rendered(older, { conditions: [] }))).toBe("");
+    const none = { network: { interfaces: [], nameservers: [] } };
+    const ready = { ...DEGRADED, status: "True", reason: "NoInterfacesDeclared", message: "" };
+    expect(networkPart(rendered(none, { conditions: [ready], network: null }))).toBe("");
+    expect(networkPart(rendered(null, null))).toBe("");
+  });
+
+  it("show the last boot's network when identity.json cannot be read or declares none", () => {
+    const none = { network: { interfaces: [], nameservers: [] } };
+    expect(networkPart(rendered(none, { conditions: [DEGRADED], network: HELD }))).toMatch(
+      /^Network \(last boot\): NetworkReady False BondDegraded: /,
+    );
+    expect(networkPart(rendered(null, { conditions: [DEGRADED], network: HELD }))).toMatch(
+      /^Network \(last boot\): NetworkReady False BondDegraded: .*\n {2}bond0 {5}up, eno1 carries traffic, eno2 no carrier\n/,
+    );
+  });
+
+  it("show what reads of a declared network, and say the machine applies none of it", () => {
+    const [bond0, vlan, eno3] = DECLARED.interfaces;
+    const network = {
+      interfaces: [bond0, { ...vlan, vlan: { link: "bond0", id: 0 } }, eno3],
+      nameservers: [],
+    };
+    expect(networkPart(rendered({ network }, null))).toBe(
+      [
+        "Network (declared): no nameservers",
+        "  bond0  bond 802.3ad of eno1, eno2, mtu 9000",
+        "  eno3   port, DHCP",
+        "  does not read, so the machine applies none of it: network.interfaces[1].vlan.id is not 1 to 4094",
+        "Network (last boot): not booted yet",
+        "",
+      ].join("\n"),
+    );
+    expect(networkPart(rendered({ network: "bond0" }, null))).toBe(
+      "Network (declared): no nameservers\n  does not read, so the machine applies none of it: network is not an object\nNetwork (last boot): not booted yet\n",
+    );
+  });
+
+  it("show what they can of a status.network with damaged fields, without control characters", () => {
+    const damaged = {
+      interfaces: [
+        { name: "bond0", state: 7, bond: { members: [{ name: "eno1" }, "eno2", null] } },
+        { name: { x: 1 }, state: "up", addresses: ["10.0.40.11/24", 5, "\u001b[2J"] },
+        null,
+        { name: "x".repeat(500), state: "down", bond: [], addresses: "10.0.0.1/24", dhcp: "yes" },
+      ],
+    };
+    const ready = { ...DEGRADED, reason: ["x"], message: "bond0:\u0007 gone" };
+    const out = networkPart(
+      rendered({ network: DECLARED }, { conditions: [ready], network: damaged }),
+    );
+    const lastBoot = out.slice(out.indexOf("Network (last boot)"));
+    expect(lastBoot).toBe(
+      [
+        "Network (last boot): NetworkReady False ?: bond0:? gone",
+        "  bond0             7, eno1 ?, ?, ?",
+        "  ?                 up, 10.0.40.11/24 5 ?[2J",
+        "  ?                 does not read",
+        `  ${"x".repeat(15)}…  down`,
+        "",
+      ].join("\n"),
+    );
+    expect(out.replaceAll("\n", "")).not.toMatch(/\p{Cc}/u);
+    for (const network of [5, "up", [], { interfaces: "bond0" }, { interfaces: [[]] }])
+      expect(() => rendered({ network: DECLARED }, { network })).not.toThrow();
+    expect(networkPart(rendered({ network: DECLARED }, { network: 5 }))).toContain(
+      "Network (last boot): not reported\n",
+    );
   });
 });

@@ -1,4 +1,5 @@
 // `inspect` for people: the claim, then one short section per part of the disk.
+import type { InterfaceDeclaration } from "../../common/network-declaration.ts";
 import { formatSizeShort } from "../../common/size.ts";
 import { renderTable } from "../../common/table.ts";
 import { entryState } from "../../formats/entry-name.ts";
@@ -27,6 +28,7 @@ export function renderInspection(i: Inspection): string {
     `Spec: ${i.spec ? `version ${text(i.spec.version)}` : "not readable"}`,
     `Installer: ${i.installer ? phaseLine(i.installer) : "no status document"}`,
     `Machine: ${i.status ? machineLine(i.status) : "not booted yet"}`,
+    ...networkLines(i),
     ...crashLines(i),
   ];
   if (i.problems.length > 0) {
@@ -89,6 +91,102 @@ function machineLine(d: MachineStatus): string {
   const boot: unknown = d.boot;
   const trial = typeof boot === "object" && boot !== null && "trial" in boot && boot.trial === true;
   return `${text(d.phase)}, version ${text(d.version)} slot ${text(d.slot)}${trial ? " (trial)" : ""}, updated ${text(d.updatedAt)}`;
+}
+
+// Shown when the install declared a network, or the last boot applied one.
+function networkLines(i: Inspection): string[] {
+  const { declared, declaredErrors, lastBoot } = i.network;
+  const declares =
+    declared !== null &&
+    (declared.interfaces.length > 0 ||
+      declared.nameservers.length > 0 ||
+      declaredErrors.length > 0);
+  if (!declares && (lastBoot === null || lastBoot === undefined)) return [];
+  const out: string[] = [];
+  if (declares) {
+    const { nameservers } = declared;
+    out.push(
+      `Network (declared): ${nameservers.length > 0 ? `nameservers ${nameservers.join(" ")}` : "no nameservers"}`,
+      ...aligned(declared.interfaces.map((d) => [d.name, declaredWords(d)])),
+    );
+    if (declaredErrors.length > 0) {
+      // A file with many damaged parts: its first reasons say enough, JSON has them all.
+      const more = declaredErrors.length > 3 ? `; and ${declaredErrors.length - 3} more` : "";
+      const reasons = declaredErrors.slice(0, 3).map((e) => shown(e, "?", 120));
+      out.push(`  does not read, so the machine applies none of it: ${reasons.join("; ")}${more}`);
+    }
+  }
+  if (!i.status) return [...out, "Network (last boot): not booted yet"];
+  const ready = list(i.status.conditions)
+    .filter(isObject)
+    .find((c) => c.type === "NetworkReady");
+  const message = ready ? shown(ready.message, "", 400) : "";
+  out.push(
+    `Network (last boot): ${ready ? `NetworkReady ${shown(ready.status)} ${shown(ready.reason)}${message ? `: ${message}` : ""}` : "not reported"}`,
+  );
+  const interfaces = isObject(lastBoot) ? list(lastBoot.interfaces) : [];
+  return [...out, ...aligned(interfaces.map(heldRow))];
+}
+
+function declaredWords(d: InterfaceDeclaration): string {
+  const kind = d.bond
+    ? `bond ${d.bond.mode} of ${d.bond.ports.join(", ")}`
+    : d.vlan
+      ? `vlan ${d.vlan.id} on ${d.vlan.link}`
+      : "port";
+  return [
+    kind,
+    ...(d.mtu !== undefined ? [`mtu ${d.mtu}`] : []),
+    ...(d.addresses.length > 0 ? [d.addresses.join(" ")] : []),
+    ...d.routes.map((r) => `route ${r.to} via ${r.via}`),
+    ...(d.dhcp ? ["DHCP"] : []),
+  ].join(", ");
+}
+
+// From the status document as the disk holds it: any field may be missing or of any type.
+function heldRow(entry: unknown): string[] {
+  if (!isObject(entry)) return ["?", "does not read"];
+  const state = shown(entry.state);
+  const bond = isObject(entry.bond) ? entry.bond : {};
+  const addresses = list(entry.addresses).map((a) => shown(a));
+  const words = [
+    state,
+    ...list(bond.members).map(memberWords),
+    ...(addresses.length > 0 ? [addresses.join(" ")] : []),
+    ...(entry.dhcp === true && addresses.length === 0 && state !== "missing"
+      ? ["no DHCP lease"]
+      : []),
+  ];
+  // Linux names are at most 15 characters: a longer one is damage, and would widen the column.
+  return [shown(entry.name, "?", 16), words.join(", ")];
+}
+
+function memberWords(member: unknown): string {
+  if (!isObject(member)) return "?";
+  const name = shown(member.name);
+  if (member.active === true) return `${name} carries traffic`;
+  if (member.carrier === true) return `${name} carries no traffic`;
+  return member.carrier === false ? `${name} no carrier` : `${name} ?`;
+}
+
+// Rows that read as sentences, their first column aligned: no header line.
+function aligned(rows: readonly (readonly string[])[]): string[] {
+  const [first, ...rest] = rows;
+  return first ? [renderTable(first, rest, "  ")] : [];
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function list(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+// Text from the disk on a terminal: no control characters, and short enough for a line.
+function shown(value: unknown, fallback = "?", most = 60): string {
+  const s = text(value, fallback).replace(/\p{Cc}/gu, "?");
+  return s.length > most ? `${s.slice(0, most - 1)}…` : s;
 }
 
 function crashLines(i: Inspection): string[] {

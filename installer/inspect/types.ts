@@ -1,11 +1,12 @@
 // What `inspect` reads from an installed disk: the `inspect --json` contract (docs/design.md
 // section 2), and docs/inspect.md field by field. Absent or unreadable parts are null.
 
+import type { NetworkDeclaration } from "../../common/network-declaration.ts";
 import type { Slot } from "../../formats/boot-entries.ts";
 import type { Identity } from "../../formats/identity.ts";
 import type { InstallerStatus } from "../../formats/installer-status.ts";
 import type { CrashRecord } from "../../formats/journal-records.ts";
-import type { MachineStatus } from "../../formats/machine-status.ts";
+import type { MachineStatus, NetworkStatus } from "../../formats/machine-status.ts";
 import type { SpecDocument } from "../../formats/spec-document.ts";
 import type { ClaimSummary } from "../../hardware/disks/types.ts";
 
@@ -51,6 +52,22 @@ export interface InspectedJournal {
   readonly skipped: number;
 }
 
+/** The machine's network: as the install declared it, and as its last boot held it. */
+export interface InspectedNetwork {
+  /**
+   * identity.json's `network`, what reads of it (formats/identity.ts readNetworkDeclaration);
+   * null when identity.json has none (an install from before networks) or cannot be read.
+   */
+  readonly declared: NetworkDeclaration | null;
+  /** Why each part of it left out does not read; the boot agent applies none of a network with one. */
+  readonly declaredErrors: readonly string[];
+  /**
+   * `status.network` as the status document holds it, of any type an older release or a
+   * damaged file gave it; null before the first boot, or when the boot applied no network.
+   */
+  readonly lastBoot: NetworkStatus | null;
+}
+
 /**
  * Closed-enum notes on what could not be read: `gpt:none`, `gpt:implausible:FLAW`,
  * `gpt:backup-implausible:FLAW`, `gpt:backup-only`, `partition-missing:LABEL`,
@@ -77,6 +94,7 @@ export interface Inspection {
   readonly installer: InstallerStatus | null;
   readonly identity: Identity | null;
   readonly spec: SpecDocument | null;
+  readonly network: InspectedNetwork;
   /** null when the disk has no liken-journal partition. */
   readonly journal: InspectedJournal | null;
   /**
