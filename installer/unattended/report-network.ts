@@ -30,6 +30,7 @@ export async function networkToReport(
   for (const line of up.lines) say(line);
   const host = new URL(url).hostname.replace(/^\[(.*)\]$/, "$1");
   const address = isIP(host) ? host : (await lookup(host)).address;
+  // ip's "Network is unreachable" is the answer here: the error below says it in words.
   const route = await routeTo(address).catch(() => null);
   if (!route)
     throw new Error(
