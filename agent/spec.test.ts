@@ -104,6 +104,129 @@ describe("parseSpec", () => {
   });
 });
 
+describe("parseSpec: a release on a server", () => {
+  const DIGEST = "ab".repeat(32);
+  const spec = (lines: string) => parseSpec(`version = "2.0.0"\n${lines}`, FILE);
+  const invalid = (message: string) => ({ kind: "invalid", message: `${FILE}: ${message}` });
+  const BAD_URL =
+    'url must be an http:// or https:// address of a release folder, such as "http://10.0.0.5/releases/2.0.0/" (no spaces, user, password, ? or #)';
+
+  it("reads url and release_sha256, the folder ending in / and the digest in lower case", () => {
+    expect(spec(`url = "http://10.0.0.5/releases/2.0.0/"\nrelease_sha256 = "${DIGEST}"\n`)).toEqual(
+      {
+        kind: "spec",
+        spec: {
+          version: "2.0.0",
+          source: null,
+          download: { url: "http://10.0.0.5/releases/2.0.0/", releaseSha256: DIGEST },
+          rebootNow: false,
+          storage: [],
+        },
+      },
+    );
+    for (const [url, normal] of [
+      ["http://10.0.0.5/releases/2.0.0", "http://10.0.0.5/releases/2.0.0/"],
+      ["https://Releases.Example.com:8443/a/b", "https://releases.example.com:8443/a/b/"],
+      ["http://[fd00::5]/r/", "http://[fd00::5]/r/"],
+      ["HTTP://host", "http://host/"],
+      ["http://host/old/../2.0.0", "http://host/2.0.0/"],
+    ]) {
+      expect(spec(`url = "${url}"\nrelease_sha256 = "${DIGEST.toUpperCase()}"\n`), url).toEqual({
+        kind: "spec",
+        spec: expect.objectContaining({ download: { url: normal, releaseSha256: DIGEST } }),
+      });
+    }
+  });
+
+  it("refuses a spec with both source and url", () => {
+    expect(
+      spec(`source = "releases/2.0.0"\nurl = "http://h/r/"\nrelease_sha256 = "${DIGEST}"\n`),
+    ).toEqual(
+      invalid(
+        "give source or url, not both: source names a folder beside the spec, url one on a server",
+      ),
+    );
+  });
+
+  it("refuses a url without release_sha256, and release_sha256 without a url", () => {
+    expect(spec('url = "http://h/r/"\n')).toEqual(
+      invalid(
+        "url needs release_sha256, the sha256 of the release's release.toml (sha256sum release.toml)",
+      ),
+    );
+    expect(spec(`release_sha256 = "${DIGEST}"\n`)).toEqual(
+      invalid(
+        "release_sha256 goes only with url: name the release's url, or remove release_sha256",
+      ),
+    );
+    expect(spec(`source = "r"\nrelease_sha256 = "${DIGEST}"\n`)).toMatchObject({
+      kind: "invalid",
+      message: expect.stringContaining("release_sha256 goes only with url"),
+    });
+  });
+
+  it("refuses a release_sha256 that is not 64 hex digits", () => {
+    for (const digest of [
+      `"${DIGEST.slice(1)}"`,
+      `"${DIGEST}0"`,
+      `"${"g".repeat(64)}"`,
+      `"sha256:${DIGEST}"`,
+      `" ${DIGEST}"`,
+      '""',
+      "42",
+      `["${DIGEST}"]`,
+    ]) {
+      expect(spec(`url = "http://h/r/"\nrelease_sha256 = ${digest}\n`), digest).toEqual(
+        invalid(
+          "release_sha256 must be 64 hex digits, the sha256 of the release's release.toml (sha256sum release.toml)",
+        ),
+      );
+    }
+  });
+
+  it("refuses a url that is not an absolute http or https address of a folder", () => {
+    for (const url of [
+      '"ftp://h/r/"',
+      '"file:///srv/r/"',
+      '"releases/2.0.0"',
+      '"/releases/2.0.0"',
+      '"//h/r/"',
+      '"http:h/r/"',
+      '"http:///r/"',
+      '"http://"',
+      '" http://h/r/"',
+      '"http://h/r /"',
+      '"http://h/r/\\t"',
+      '"http://h\\r/"',
+      "'http://h\\r/'",
+      '"http://user:secret@h/r/"',
+      '"http://user@h/r/"',
+      '"http://h/r/?v=2"',
+      '"http://h/r/#x"',
+      '"http://h:99999/r/"',
+      '"http://h/\u00e9/"',
+      '""',
+      "42",
+      '["http://h/r/"]',
+    ]) {
+      expect(spec(`url = ${url}\nrelease_sha256 = "${DIGEST}"\n`), url).toEqual(invalid(BAD_URL));
+    }
+  });
+
+  it("names one key in one line for every refusal", () => {
+    for (const lines of [
+      'url = "nope"\n',
+      'url = "http://h/"\nrelease_sha256 = "x"\n',
+      'release_sha256 = "x"\n',
+    ]) {
+      const r = spec(lines);
+      expect(r.kind).toBe("invalid");
+      expect(r.kind === "invalid" && r.message.includes("\n")).toBe(false);
+      expect(r.kind === "invalid" && /\b(url|release_sha256)\b/.test(r.message)).toBe(true);
+    }
+  });
+});
+
 describe("readSpec", () => {
   it("is none without a spec.toml, and resolves source against the spec's folder", async () => {
     const dir = await mkdtemp(join(tmpdir(), "liken-spec-"));

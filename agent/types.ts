@@ -26,7 +26,9 @@ export type StagingRejectedReason =
   | "SlotTooSmall"
   | "VerifyFailed"
   | "WriteFailed"
-  | "SignatureNotTrusted";
+  | "SignatureNotTrusted"
+  /** A downloaded file, or release.toml itself, is not what the spec's release_sha256 vouches for. */
+  | "DigestMismatch";
 
 export type RebootPolicy = "Automatic" | "Manual";
 
@@ -46,10 +48,23 @@ export interface Spec {
   readonly version: string;
   /** A release directory, relative to the spec's own folder. */
   readonly source: string | null;
+  /**
+   * `url` and `release_sha256`: the release is fetched over the network, and trusted by
+   * the digest (never by the server). Absent with `source`, or with neither.
+   */
+  readonly download?: SpecDownload;
   /** `reboot = "now"`: the staged release's trial is approved, whatever the reboot policy. */
   readonly rebootNow: boolean;
   /** The storage layout the release expects; empty when the spec names none. */
   readonly storage: readonly SpecStorage[];
+}
+
+/** A spec's release on a server (docs/rollback.md, Name the release to run). */
+export interface SpecDownload {
+  /** An absolute http or https URL of the release folder, ending in `/`. */
+  readonly url: string;
+  /** The sha256 of the release's release.toml: 64 lower-case hex digits. */
+  readonly releaseSha256: string;
 }
 
 export interface SpecStorage {

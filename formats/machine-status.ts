@@ -17,7 +17,9 @@ export type ConditionType =
   | "StagingRejected"
   | "PortsReady"
   | "ModuleParametersApplied"
-  | "NetworkReady";
+  | "NetworkReady"
+  | "Downloading"
+  | "StagingFailed";
 export type ConditionStatus = "True" | "False";
 
 export interface Condition {

@@ -8,6 +8,10 @@ export interface SpecDocument {
   readonly version: string;
   /** A release directory, relative to the spec's own folder. */
   readonly source?: string;
+  /** Instead of source: a release folder over http or https, fetched by the running machine. */
+  readonly url?: string;
+  /** With url: the sha256 of that release's release.toml, which vouches for every file. */
+  readonly release_sha256?: string;
   readonly reboot?: "now";
   /** [[storage]], as the manifest writes it: sizes such as "1GiB", or "rest". */
   readonly storage?: readonly { readonly role: string; readonly size: string | number }[];
