@@ -182,6 +182,23 @@ describe("fetchRelease", () => {
     expect(await readdir(into)).toEqual([]);
   });
 
+  it("ends with Stopped when the caller's signal aborts, between files or while verifying", async () => {
+    const stop = new AbortController();
+    const error = await failure(
+      fetchRelease({
+        url: server.url,
+        releaseSha256: digest,
+        dir: into,
+        stallMs: 10_000,
+        signal: stop.signal,
+        onProgress: (p) => {
+          if (p.step === "verifying") stop.abort();
+        },
+      }),
+    );
+    expect(error).toMatchObject({ failure: "Stopped", retry: false });
+  });
+
   it("clears another release's files from the folder before it fetches", async () => {
     await fetch().done;
     // The next release: another rootfs.img, and so another release.toml and digest.

@@ -132,6 +132,13 @@ async function verifyFiles(
   for (const [name, expected] of Object.entries(release.files)) {
     const path = join(options.dir, name);
     const url = new URL(name, options.url).href;
+    if (options.signal?.aborted)
+      throw new DownloadError({
+        failure: "Stopped",
+        url,
+        why: "stopped: the release to fetch changed",
+        hint: "nothing to do",
+      });
     const problem = await fileProblem(path, expected, (done) =>
       options.onProgress?.({ step: "verifying", file: name, done: before + done, total }),
     );
