@@ -38,7 +38,7 @@ export async function runWatch(): Promise<number> {
   const status = await readRunStatus();
   if (!status) {
     step(
-      "the agent's watch finds no status document in /run/liken: the boot did not complete; it stops",
+      "the agent's watch finds no status document in /run/liken: the boot did not complete; reboot the machine",
     );
     return 1;
   }
@@ -47,7 +47,7 @@ export async function runWatch(): Promise<number> {
   const { esp, state, slots } = disk ?? {};
   if (!disk || !esp || !state || !slots?.a || !slots.b) {
     step(
-      "the agent's watch does not find the system disk's partitions: it stops until the next boot",
+      "the agent's watch does not find the system disk's partitions: read the disk with liken-stick inspect, then reboot the machine",
     );
     return 1;
   }
