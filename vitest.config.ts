@@ -1,12 +1,9 @@
 import { defineConfig } from "vitest/config";
 
-// Four tiers (docs/design.md section 9), run one after the other so that each one's time
+// Three tiers (docs/design.md section 9), run one after the other so that each one's time
 // in the closing summary (test/tier-summary.ts) is its own:
 // - unit: pure logic, no program started;
 // - integration (`*.int.test.ts`): the real tools on image files, loop devices and PTYs;
-// - disks (`test/corpus/`): the disk corpus, one file at a time, since each disk's probe
-//   has a budget of its own (2 s for an image file) that another file's work on the same
-//   two cores would spend;
 // - qemu (`test/qemu/`): whole machines under OVMF.
 export default defineConfig({
   test: {
@@ -28,19 +25,9 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["**/*.int.test.ts"],
-          exclude: ["node_modules/**", "test/qemu/**", "test/corpus/**", "dist/**"],
+          exclude: ["node_modules/**", "test/qemu/**", "dist/**"],
           testTimeout: 60_000,
           sequence: { groupOrder: 1 },
-        },
-      },
-      {
-        extends: true,
-        test: {
-          name: "disks",
-          include: ["test/corpus/**/*.int.test.ts"],
-          testTimeout: 60_000,
-          maxWorkers: 1,
-          sequence: { groupOrder: 2 },
         },
       },
       {
@@ -57,7 +44,7 @@ export default defineConfig({
           hookTimeout: 600_000,
           maxWorkers: 2,
           env: { LIKEN_VM_CPUS: "1" },
-          sequence: { groupOrder: 3 },
+          sequence: { groupOrder: 2 },
         },
       },
     ],
