@@ -13,6 +13,9 @@ import {
   VERITY_DM_UUID_PREFIX,
 } from "../formats/boot-interface.ts";
 import { parseGpt } from "../formats/gpt.ts";
+import { syncAll, umount } from "../tools/mount.ts";
+import { rebootNow } from "../tools/reboot.ts";
+import { ESP, STATE, UPDATE } from "./state-files.ts";
 import type { InitramfsFailure, Slot } from "./types.ts";
 
 const CONSOLES = ["/dev/tty0", "/dev/ttyS0"];
@@ -246,4 +249,14 @@ export class Watchdog {
       // already closed
     }
   }
+}
+
+/** Writes out and unmounts what the agent mounted, and resets the machine. */
+export async function rebootCleanly(): Promise<void> {
+  // The reset comes whatever fails here: the umount and the reboot write out what they can.
+  await syncAll().catch(() => undefined);
+  // A partition that is not mounted (the update medium on most boots) needs no umount.
+  await umount(UPDATE, STATE, ESP).catch(() => undefined);
+  await rebootNow();
+  await new Promise((resolve) => setTimeout(resolve, 60_000));
 }

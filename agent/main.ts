@@ -13,14 +13,12 @@ import { realpathSync } from "node:fs";
 import { mkdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { LikenError } from "../common/errors.ts";
-import { storageRoleOf } from "../common/partition-labels.ts";
 import { rfc3339 } from "../common/time.ts";
 import { BOOT_ROOT } from "../formats/boot-interface.ts";
 import type { BootIdentity } from "../formats/identity.ts";
 import { readSecureBoot } from "../hardware/secure-boot.ts";
 import { warmUpPrograms } from "../tools/exec.ts";
 import { mount, syncAll, umount } from "../tools/mount.ts";
-import { rebootNow } from "../tools/reboot.ts";
 import {
   blessActions,
   exhaustedTrials,
@@ -28,7 +26,6 @@ import {
   identifyBoot,
   otherSlot,
   rejectionFor,
-  type StoragePartition,
 } from "./boot-plan.ts";
 import { collectCrashes, mountPstore } from "./collect-crashes.ts";
 import { bootMarker } from "./crash-parse.ts";
@@ -43,6 +40,7 @@ import {
   loaderVariable,
   type Partition,
   partitions,
+  rebootCleanly,
   say,
   step,
   takeInitramfsFailure,
@@ -58,7 +56,7 @@ import {
   waitForPorts,
 } from "./network.ts";
 import { portsCondition } from "./ports.ts";
-import { type Staged, staging } from "./staging-step.ts";
+import { type Staged, staging, stagingDisks } from "./staging-step.ts";
 import {
   ESP,
   readIdentity,
@@ -67,7 +65,6 @@ import {
   STATE,
   saveRecord,
   TRIAL_MARK,
-  UPDATE,
   writeStatus,
 } from "./state-files.ts";
 import { type BootNetwork, machineStatus, type StatusInput } from "./status.ts";
@@ -80,6 +77,7 @@ import {
   type Slot,
   type TrialRecord,
 } from "./types.ts";
+import { runWatch } from "./watch/run-watch.ts";
 
 const RELEASE_FILE = "/etc/liken/release.json";
 const HOLD = 3;
@@ -427,25 +425,6 @@ async function identify(version: string): Promise<Boot> {
   };
 }
 
-// What staging reads of the disks: the update medium (a LIKEN-UPDATE partition on any disk;
-// docs/rollback.md, Name the release to run), the storage role partitions, and the disks a
-// staged release must boot from: the boot disk, and each disk whose liken-<role>
-// partitions the boot disk does not hold (a role placed on another disk).
-function stagingDisks(
-  all: readonly Partition[],
-  bootDiskName: string,
-): { medium: Partition | undefined; storage: StoragePartition[]; disks: string[] } {
-  const storage = all.flatMap((p) => {
-    const role = storageRoleOf(p.label);
-    return role === undefined ? [] : [{ role, disk: p.disk, size: p.size }];
-  });
-  return {
-    medium: all.find((p) => p.label === "LIKEN-UPDATE"),
-    storage,
-    disks: [...new Set([bootDiskName, ...storage.map((p) => p.disk)])],
-  };
-}
-
 // A trial resets the machine whatever stops it: /init's mark, the watchdog, and an entry
 // with no tries left before anything else can fail.
 async function beginTrial(boot: Boot): Promise<Watchdog | undefined> {
@@ -553,15 +532,6 @@ function firstLine(error: Error): string {
   return error.message.split("\n")[0] ?? "";
 }
 
-async function rebootCleanly(): Promise<void> {
-  // The reset comes whatever fails here: the umount and the reboot write out what they can.
-  await syncAll().catch(() => undefined);
-  // A partition that is not mounted (the update medium on most boots) needs no umount.
-  await umount(UPDATE, STATE, ESP).catch(() => undefined);
-  await rebootNow();
-  await sleep(60_000);
-}
-
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -579,15 +549,26 @@ export async function warmUp(): Promise<void> {
 // Run when started as the agent, not when the release build evaluates the bundle for its
 // code cache (image-build/code-cache.ts).
 if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main().then(
-    (code) => process.exit(code),
-    (error: Error) => {
-      if (error instanceof LikenError && error.reason === BOOT_HELD) {
-        step(error.message);
-        process.exit(HOLD);
-      }
-      step(`the boot agent failed: ${firstLine(error)}`);
-      process.exit(1);
-    },
-  );
+  if (process.argv[2] === "watch")
+    runWatch().then(
+      (code) => process.exit(code),
+      (error: Error) => {
+        step(
+          `the agent's watch failed: ${firstLine(error)}; the root's init starts it again in 10 s`,
+        );
+        process.exit(1);
+      },
+    );
+  else
+    main().then(
+      (code) => process.exit(code),
+      (error: Error) => {
+        if (error instanceof LikenError && error.reason === BOOT_HELD) {
+          step(error.message);
+          process.exit(HOLD);
+        }
+        step(`the boot agent failed: ${firstLine(error)}`);
+        process.exit(1);
+      },
+    );
 }

@@ -34,6 +34,12 @@ export async function readPreviousStatus(): Promise<MachineStatus | null> {
   return parseMachineStatus(await readFile(STATE_STATUS, "utf8").catch(() => ""));
 }
 
+/** The status document this boot wrote (/run/liken/status.json); null when none. */
+export async function readRunStatus(): Promise<MachineStatus | null> {
+  // No document in /run: the boot wrote none, and the watch has none to keep up to date.
+  return parseMachineStatus(await readFile(RUN_STATUS, "utf8").catch(() => ""));
+}
+
 export async function readRecord(): Promise<BootRecord | null> {
   // No record (a first boot, or the state did not mount) is the empty record.
   return parseBootRecord(await readFile(STATE_RECORD, "utf8").catch(() => ""));

@@ -48,15 +48,8 @@ export interface BootNetwork {
 }
 
 export function machineStatus(input: StatusInput): MachineStatus {
-  const keep = (c: Omit<Condition, "lastTransitionTime">): Condition => {
-    const before = input.previous?.conditions?.find((p) => p.type === c.type);
-    return {
-      ...c,
-      message: sanitizeMessage(c.message),
-      lastTransitionTime:
-        before && before.status === c.status ? before.lastTransitionTime : input.now,
-    };
-  };
+  const keep = (c: Omit<Condition, "lastTransitionTime">): Condition =>
+    keepTransition(input.previous, c, input.now);
   const rejection = input.rejection && {
     ...input.rejection,
     message: sanitizeMessage(input.rejection.message),
@@ -82,21 +75,8 @@ export function machineStatus(input: StatusInput): MachineStatus {
           }
         : { type: "RejectedLastBoot", status: "False", reason: "NoRejection", message: "" },
     ),
-    keep(
-      input.rebootPending
-        ? {
-            type: "RebootPending",
-            status: "True",
-            reason: "StagedRelease",
-            message: `release ${input.rebootPending.version} is staged in slot ${input.rebootPending.slot} and boots once as a trial at the next reboot`,
-          }
-        : { type: "RebootPending", status: "False", reason: "NothingStaged", message: "" },
-    ),
-    keep(
-      input.stagingRejected
-        ? { type: "StagingRejected", status: "True", ...input.stagingRejected }
-        : { type: "StagingRejected", status: "False", reason: "NoRejection", message: "" },
-    ),
+    keep(rebootPendingCondition(input.rebootPending)),
+    keep(stagingRejectedCondition(input.stagingRejected)),
     keep({ type: "PortsReady", ...input.network.portsReady }),
     keep({ type: "ModuleParametersApplied", ...input.network.modulesApplied }),
     keep({ type: "NetworkReady", ...input.network.networkReady }),
@@ -131,4 +111,39 @@ export function machineStatus(input: StatusInput): MachineStatus {
     updatedAt: input.now,
     bootId: input.bootId,
   };
+}
+
+/** A condition as written: its lastTransitionTime kept from `previous` while its status holds. */
+export function keepTransition(
+  previous: MachineStatus | null,
+  c: Omit<Condition, "lastTransitionTime">,
+  now: string,
+): Condition {
+  const before = previous?.conditions?.find((p) => p.type === c.type);
+  return {
+    ...c,
+    message: sanitizeMessage(c.message),
+    lastTransitionTime: before && before.status === c.status ? before.lastTransitionTime : now,
+  };
+}
+
+export function rebootPendingCondition(
+  pending: StatusInput["rebootPending"] | null,
+): Omit<Condition, "lastTransitionTime"> {
+  return pending
+    ? {
+        type: "RebootPending",
+        status: "True",
+        reason: "StagedRelease",
+        message: `release ${pending.version} is staged in slot ${pending.slot} and boots once as a trial at the next reboot`,
+      }
+    : { type: "RebootPending", status: "False", reason: "NothingStaged", message: "" };
+}
+
+export function stagingRejectedCondition(
+  rejected: StatusInput["stagingRejected"] | null,
+): Omit<Condition, "lastTransitionTime"> {
+  return rejected
+    ? { type: "StagingRejected", status: "True", ...rejected }
+    : { type: "StagingRejected", status: "False", reason: "NoRejection", message: "" };
 }

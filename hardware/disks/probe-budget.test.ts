@@ -3,9 +3,10 @@ import { describe, expect, it } from "vitest";
 import { Budget, DEVICE_BUDGET_MS, FILE_BUDGET_MS, probeBudgetMs } from "./probe-budget.ts";
 
 describe("a disk's probe budget", () => {
-  it("is 2 s for an image file and 10 s for a block device", () => {
+  it("is 10 s for an image file and 20 s for a block device", () => {
     expect(probeBudgetMs({ kind: "file" })).toBe(FILE_BUDGET_MS);
-    expect(FILE_BUDGET_MS).toBe(2_000);
+    expect(FILE_BUDGET_MS).toBe(10_000);
+    expect(DEVICE_BUDGET_MS).toBe(20_000);
     expect(probeBudgetMs({ kind: "block" })).toBe(DEVICE_BUDGET_MS);
   });
 

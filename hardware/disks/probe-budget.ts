@@ -5,13 +5,19 @@
 // `probe-failed:<tool>:timeout`, never blank.
 import type { DiskFacts } from "./types.ts";
 
+// The clock is the wall's: a probe shares the cores with everything else the machine runs,
+// and the tools it starts wait for them. Budgets of 2 s (a file) and 10 s (a device) were
+// spent by sane disks on two busy cores (a test suite beside the probe, a guest under
+// emulation beside another), which read them as foreign: a wrong answer about a sane disk
+// costs the operator more than a damaged disk's wait does.
+
 /** An image file: the probe reads about 22 MiB of it and starts a few tools. */
-export const FILE_BUDGET_MS = 2_000;
+export const FILE_BUDGET_MS = 10_000;
 /**
  * A block device: about 55 seeks and 22 MiB on a spinning disk (under a second), with room
  * for a disk behind a slow bridge, a BMC's virtual media, or a guest under emulation.
  */
-export const DEVICE_BUDGET_MS = 10_000;
+export const DEVICE_BUDGET_MS = 20_000;
 
 export function probeBudgetMs(facts: Pick<DiskFacts, "kind">): number {
   return facts.kind === "file" ? FILE_BUDGET_MS : DEVICE_BUDGET_MS;

@@ -1,7 +1,8 @@
 // The /sbin/init of the project's test release root (docs/rollback.md, What a release's
 // root does): it makes the root's runtime folders, runs the liken boot agent (which arms
 // the trial's watchdog, runs the root's health checks in /usr/lib/liken/health.d, blesses
-// or rejects, stages and writes the status) and acts on how it ended. A real release's
+// or rejects, stages and writes the status) and acts on how it ended: after a complete boot
+// it runs the agent's watch (agent/watch/) as a service. A real release's
 // root does the same from its own init (a systemd root: docs/rollback.md).
 //
 // A test release's variant (image-build/release/variant.ts) may add lines the init runs
@@ -30,7 +31,16 @@ modprobe -qa ext4 crc32c_generic 2>/dev/null &
 ${RELEASE_SAY_AND_HOLD}${variant.initLines}
 node ${AGENT_START}
 rc=$?
-[ "$rc" -eq 0 ] && while :; do sleep 3600; done
+# The boot is up: the agent's watch runs as a service (a new spec, a plugged-in update
+# medium, a release named by url), started again 10 s after it ends. It never resets the
+# machine: a watch that fails leaves the running release running.
+if [ "$rc" -eq 0 ]; then
+  while :; do
+    node ${AGENT_START} watch
+    say "liken: the agent's watch ended with code $?; it starts again in 10 s"
+    sleep 10
+  done
+fi
 # A trial never holds: whatever stopped the agent (3 is a held boot), the machine resets
 # and the proven slot boots.
 if [ -e ${TRIAL_MARK} ]; then
