@@ -12,7 +12,7 @@
 import { realpathSync } from "node:fs";
 import { mkdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { LikenError } from "../common/errors.ts";
+import { firstLine, LikenError } from "../common/errors.ts";
 import { rfc3339 } from "../common/time.ts";
 import { BOOT_ROOT } from "../formats/boot-interface.ts";
 import type { BootIdentity } from "../formats/identity.ts";
@@ -526,10 +526,6 @@ function rootOf(boot: Boot): { partUuid: string; verity: boolean } {
   const from = boot.root.from;
   const under = Object.values(boot.slots).find((p) => p.device === from);
   return { partUuid: under?.partUuid ?? "", verity: true };
-}
-
-function firstLine(error: Error): string {
-  return error.message.split("\n")[0] ?? "";
 }
 
 function sleep(ms: number): Promise<void> {

@@ -60,3 +60,8 @@ export function oneLine(error: unknown): string {
   }
   return String(error);
 }
+
+/** The first line of any thrown value's message: for a console line or a condition's message. */
+export function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
+}

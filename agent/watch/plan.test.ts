@@ -123,6 +123,17 @@ describe("plan", () => {
     });
   });
 
+  it("stages again, as a new spec, 30 s after a staging that could not write", () => {
+    const spec = urlSpec("2.0.1", "http://10.0.0.5/releases/2.0.1/");
+    const key = fetching(spec).key;
+    const outcome: Outcome = { key, kind: "writeFailed", retryAt: T0 + WITHDRAW_RETRY_MS };
+    expect(plan(input(spec, { outcome }))).toEqual({ kind: "wait", ms: WITHDRAW_RETRY_MS });
+    expect(plan(input(spec, { outcome, now: T0 + WITHDRAW_RETRY_MS }))).toEqual({
+      kind: "stage",
+      downloaded: false,
+    });
+  });
+
   it("stages the downloaded release once the download is done", () => {
     const spec = urlSpec("2.0.0");
     let schedule = scheduleFor(IDLE, input(spec).target, T0);

@@ -23,11 +23,16 @@ export interface StagedEntry {
 /**
  * What became of a target: `handled` is not repeated until the target changes; `fetch` is
  * staging's word that the release must be downloaded first (stage-release.ts's stageSpec);
- * `withdrawFailed` holds the download until the staged entries are withdrawn.
+ * `withdrawFailed` holds the download until the staged entries are withdrawn; `writeFailed`
+ * (a staging that could not write the disk) stages again at `retryAt`, as a new spec.
  */
 export type Outcome =
   | { readonly key: string; readonly kind: "handled" | "fetch" }
-  | { readonly key: string; readonly kind: "withdrawFailed"; readonly retryAt: number };
+  | {
+      readonly key: string;
+      readonly kind: "withdrawFailed" | "writeFailed";
+      readonly retryAt: number;
+    };
 
 export interface PlanInput {
   readonly target: Target | null;
@@ -48,7 +53,7 @@ export type Plan =
   /** Staging as at boot: the spec's source, or the release downloaded for it. */
   | { readonly kind: "stage"; readonly downloaded: boolean };
 
-/** A withdrawal that failed is tried again after this long, while StagingFailed holds. */
+/** A withdrawal or a staging that could not write is tried again after this long, while StagingFailed holds. */
 export const WITHDRAW_RETRY_MS = 30_000;
 
 export function targetOf(reading: SpecReading, text: string | null, folder: string): Target | null {
@@ -79,8 +84,12 @@ export function scheduleFor(schedule: Schedule, target: Target | null, now: numb
 export function plan(input: PlanInput): Plan {
   const { target, staged, schedule, now } = input;
   if (target === null) return { kind: "none" };
-  const outcome = input.outcome?.key === target.key ? input.outcome : null;
-  if (outcome?.kind === "handled") return { kind: "none" };
+  const last = input.outcome?.key === target.key ? input.outcome : null;
+  if (last?.kind === "handled") return { kind: "none" };
+  if (last?.kind === "writeFailed" && last.retryAt > now)
+    return { kind: "wait", ms: last.retryAt - now };
+  // A staging that could not write starts over, as for a new spec.
+  const outcome = last?.kind === "writeFailed" ? null : last;
   if (target.version === input.running.version && staged.length === 0) return { kind: "none" };
   // A new spec is staged as at boot first: nothing to do, a refusal, the release already
   // pending, the running version withdrawing what is staged, or a source to write; a url

@@ -5,6 +5,7 @@
 // plugged in while the machine runs (polled: the machine has no udev), the status document
 // the boot wrote, and the reboot into a trial.
 import { mkdir, readFile, rm } from "node:fs/promises";
+import { firstLine } from "../../common/errors.ts";
 import { BOOT_ROOT } from "../../formats/boot-interface.ts";
 import { mount, umount } from "../../tools/mount.ts";
 import {
@@ -107,6 +108,17 @@ export async function runWatch(): Promise<number> {
 function updateMedia(system: readonly Partition[], writing: Writing) {
   let mounted: Partition | null = null;
   let ignored: string | null = null;
+  let unsaved: string | null = null;
+  // A spec that cannot be kept on the state partition (a disk that refuses writes) is still
+  // the medium's, and the watch acts on it: its next write (a withdrawal, a staging) fails
+  // on the same disk and says so in StagingFailed. Said once per failure, not at each poll.
+  const keepSpec = (write: () => Promise<void>) =>
+    writing(write).catch((error: unknown) => {
+      const why = firstLine(error);
+      if (why !== unsaved)
+        say(`liken: the medium's spec could not be copied to the state partition: ${why}`);
+      unsaved = why;
+    });
   return async () => {
     const found = (await partitions(system)).find((p) => p.label === "LIKEN-UPDATE");
     if (mounted && found?.partUuid !== mounted.partUuid) {
@@ -120,7 +132,7 @@ function updateMedia(system: readonly Partition[], writing: Writing) {
       if (await mountUpdateMedium(found)) mounted = found;
       else ignored = found.partUuid;
     }
-    return currentSpec(mounted !== null, writing);
+    return currentSpec(mounted !== null, keepSpec);
   };
 }
 
@@ -138,8 +150,9 @@ function writable(
   };
   return <T>(write: () => Promise<T>): Promise<T> => {
     const run = async () => {
-      await remount("rw");
       try {
+        // Inside the try: a second target that will not go read-write leaves the first read-only again.
+        await remount("rw");
         return await write();
       } finally {
         await remount("ro");

@@ -58,7 +58,10 @@ const bootStatus: MachineStatus = machineStatus({
 });
 
 /** Runs the watch until `until` holds of what it wrote (or 15 s pass), then stops it. */
-async function runWatch(until: (status: MachineStatus, lines: string[]) => boolean) {
+async function runWatch(
+  until: (status: MachineStatus, lines: string[]) => boolean,
+  writing: <T>(write: () => Promise<T>) => Promise<T> = (write) => write(),
+) {
   const lines: string[] = [];
   const written: MachineStatus[] = [];
   const staged: string[] = [];
@@ -103,7 +106,7 @@ async function runWatch(until: (status: MachineStatus, lines: string[]) => boole
     reboot: async () => {
       throw new Error("a Manual machine does not reboot");
     },
-    writing: (write) => write(),
+    writing,
     say: (line) => lines.push(line),
     signal: stop.signal,
   });
@@ -178,6 +181,27 @@ describe("watch", () => {
     expect(failed?.reason).toBe("WithdrawFailed");
     expect(server.requests).toEqual([]);
     expect(condition(run.last, "Downloading")).toMatchObject({ status: "False" });
+  });
+
+  it("downloads nothing from a disk that will not go read-write, and still writes /run's status", async () => {
+    const entry = stagedEntry("b", "1.5.0");
+    await writeFile(join(work, "esp/loader/entries", entry.fileName), "title liken 1.5.0\n");
+    await writeSpec();
+    const refused = async () => {
+      throw new Error(
+        "mount: /run/liken/esp: cannot remount /dev/vda1 read-write, is write-protected",
+      );
+    };
+    const run = await runWatch((s) => condition(s, "StagingFailed")?.status === "True", refused);
+    // Staging goes first, as for every new spec, and cannot take the disk read-write.
+    expect(condition(run.last, "StagingFailed")).toMatchObject({
+      reason: "WriteFailed",
+      message: expect.stringMatching(
+        /^release 2\.0\.0 could not be staged: .*is write-protected; .* tries again every 30 s$/,
+      ),
+    });
+    expect(server.requests).toEqual([]);
+    expect(await readdir(join(work, "esp/loader/entries"))).toEqual([entry.fileName]);
   });
 
   it("refuses a release.toml the digest does not vouch for, and does not retry it", async () => {

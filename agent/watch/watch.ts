@@ -6,7 +6,7 @@
 // is plan.ts's; this loop carries it out, one step at a time, and writes the status after
 // each change of a condition. Everything it touches comes in as WatchOptions, so a test runs
 // it against folders and a server on 127.0.0.1.
-import { LikenError } from "../../common/errors.ts";
+import { firstLine, LikenError } from "../../common/errors.ts";
 import { rfc3339 } from "../../common/time.ts";
 import type { MachineStatus } from "../../formats/machine-status.ts";
 import { otherSlot } from "../boot-plan.ts";
@@ -230,10 +230,10 @@ async function stage(
     staged = await o.writing(() => o.stage(spec, downloaded ? o.downloadDir : null));
   } catch (error) {
     // The staging could not write the slot's entries: the boot's path ends the same way.
-    const message = `release ${target.version} could not be staged: ${firstLine(error)}; check the system disk (liken-stick inspect), then write the spec again`;
+    const message = `release ${target.version} could not be staged: ${firstLine(error)}; check the system disk (liken-stick inspect), the machine tries again every ${WITHDRAW_RETRY_MS / 1000} s`;
     o.say(message);
     s.view = { ...s.view, stagingFailed: { reason: "WriteFailed", message }, activity: null };
-    s.outcome = { key: target.key, kind: "handled" };
+    s.outcome = { key: target.key, kind: "writeFailed", retryAt: Date.now() + WITHDRAW_RETRY_MS };
     return;
   }
   s.outcome = { key: target.key, kind: staged.download ? "fetch" : "handled" };
@@ -342,7 +342,9 @@ async function publish(o: WatchOptions, s: State, phase?: MachineStatus["phase"]
     if (s.written.key === key) return;
     if (shape(s.written.key) === shape(key) && now - s.written.at < PROGRESS_WRITE_MS) return;
   }
-  await o.writing(() => o.writeStatus(next));
+  // A state partition that will not go read-write (a disk refusing writes) still leaves
+  // /run's copy written: writeStatus writes the state's copy at its best.
+  await o.writing(() => o.writeStatus(next)).catch(() => o.writeStatus(next));
   s.status = next;
   s.written = { key, at: now };
 }
@@ -375,8 +377,4 @@ function sleepOrWake(s: State, ms: number, signal: AbortSignal): Promise<void> {
     signal.addEventListener("abort", done);
     s.wake = done;
   });
-}
-
-function firstLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
 }

@@ -43,15 +43,17 @@ export async function installedDisk(
 /**
  * An update medium: spec.toml naming `version`, with the release under releases/<version>/.
  * The spec approves the trial (`reboot = "now"`) unless `approve` is false: the machines
- * installed from the test manifest have the default reboot policy, Manual.
+ * installed from the test manifest have the default reboot policy, Manual. `name` tells apart
+ * the files of two media naming one version (medium-<version> by default).
  */
 export async function updateMedium(
   dir: string,
   version: string,
   release: string | null,
-  options: { approve?: boolean; specExtra?: string } = {},
+  options: { approve?: boolean; specExtra?: string; name?: string } = {},
 ): Promise<string> {
-  const tree = join(dir, `medium-${version}`);
+  const name = options.name ?? `medium-${version}`;
+  const tree = join(dir, name);
   await rm(tree, { recursive: true, force: true });
   await mkdir(tree, { recursive: true });
   let spec = `version = "${version}"\n`;
@@ -66,7 +68,7 @@ export async function updateMedium(
   let bytes = 0;
   if (release)
     for (const name of await readdir(release)) bytes += (await stat(join(release, name))).size;
-  const fs = join(dir, `medium-${version}.ext4`);
+  const fs = join(dir, `${name}.ext4`);
   await rm(fs, { force: true });
   await writeFile(fs, "");
   await truncate(fs, Math.ceil((bytes * 1.2 + 16 * MIB) / MIB) * MIB);
@@ -76,7 +78,7 @@ export async function updateMedium(
     fromDir: tree,
     epoch: 1700000000,
   });
-  const image = join(dir, `medium-${version}.img`);
+  const image = join(dir, `${name}.img`);
   await buildGptImage(image, "4C494B45-4E55-5044-4154-450000000000", [
     {
       name: "LIKEN-UPDATE",

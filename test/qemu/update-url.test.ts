@@ -3,116 +3,46 @@
 // medium plugged in by QMP while it runs); the agent's watch downloads the release from a
 // server in a network namespace of the test's own, stages it into slot B and reports
 // RebootPending (reboot_policy Manual); after a reset 2.0.0 boots once as a trial.
-import { createHash } from "node:crypto";
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cachedRelease } from "../../testing/cached-build.ts";
-import { type StartedProcess, start } from "../../tools/exec.ts";
-import {
-  addBridgedNamespace,
-  deleteNamespace,
-  inNamespace,
-  tapIntoNamespaceScript,
-} from "../../tools/ip.ts";
 import { bootMachine, condition, inspect, installedDisk, updateMedium } from "./boot-path.ts";
+import { plugMedium, type ReleaseSite, startReleaseSite } from "./release-site.ts";
 
 const BOOT_MS = 180_000;
 const MANIFEST = "test/fixtures/manifests/good/update-url.toml";
-const SERVER = "10.78.0.1";
-const PORT = 8080;
-const BRIDGE = "br0";
-// Short and unique per test process: interface names take 15 characters.
-const ID = (process.pid % 10_000).toString();
-const NS = `liken-upd-${ID}`;
 
 let dir: string;
-let server: StartedProcess | undefined;
+let site: ReleaseSite | undefined;
 const releases: Record<string, string> = {};
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "liken-qemu-update-url-"));
   for (const version of ["1.0.0", "2.0.0"]) releases[version] = await cachedRelease({ version });
-  await deleteNamespace(NS).catch(() => undefined); // a namespace left by a killed run
-  await addBridgedNamespace(NS, BRIDGE, `${SERVER}/24`);
+  site = await startReleaseSite(dir);
 }, 600_000);
 
 afterAll(async () => {
-  server?.kill("SIGKILL");
-  await server?.exited;
-  await deleteNamespace(NS).catch(() => undefined); // gone already when beforeAll failed
+  await site?.stop();
   await rm(dir, { recursive: true, force: true });
 });
-
-// The release folder served at http://SERVER:PORT/releases/<version>/ from inside the namespace.
-async function serveRelease(version: string, release: string): Promise<string> {
-  const root = join(dir, "www");
-  await mkdir(join(root, "releases", version), { recursive: true });
-  for (const name of await readdir(release))
-    await copyFile(join(release, name), join(root, "releases", version, name));
-  server = await start(
-    "ip",
-    inNamespace(NS, process.execPath, [
-      "test/serve-folder.mjs",
-      root,
-      SERVER,
-      String(PORT),
-      join(dir, "no-gate"),
-    ]),
-    { stdout: "pipe" },
-  );
-  await new Promise<void>((resolve, reject) => {
-    server?.stdout?.once("data", () => resolve());
-    server?.exited.then(
-      (exit) => reject(new Error(`the HTTP server ended: ${exit.stderrTail}`)),
-      reject,
-    );
-  });
-  return `http://${SERVER}:${PORT}/releases/${version}/`;
-}
 
 describe("an update named by url", () => {
   it("is downloaded and staged by the running machine's agent: RebootPending (Manual), then 2.0.0's trial after a reset", async () => {
     const disk = await installedDisk(dir, releases["1.0.0"] as string, MANIFEST);
-    const release = releases["2.0.0"] as string;
-    const url = await serveRelease("2.0.0", release);
-    const digest = createHash("sha256")
-      .update(await readFile(join(release, "release.toml")))
-      .digest("hex");
+    const { url, digest } = await (site as ReleaseSite).serve("2.0.0", releases["2.0.0"] as string);
     const medium = await updateMedium(dir, "2.0.0", null, {
       approve: false,
       specExtra: `url = "${url}"\nrelease_sha256 = "${digest}"\n`,
     });
-    const script = join(dir, "tap-up.sh");
-    await writeFile(script, tapIntoNamespaceScript(NS, BRIDGE), { mode: 0o755 });
     // i440fx: its root bus takes a PCI device plugged in while the machine runs.
-    const vm = await bootMachine(disk, {
-      machine: "pc",
-      nics: [
-        {
-          model: "virtio",
-          acpiIndex: 1,
-          mac: "52:54:00:78:00:11",
-          tap: { ifname: `lk${ID}u0`, script },
-          noOptionRom: true,
-        },
-      ],
-    });
+    const vm = await bootMachine(disk, { machine: "pc", nics: [(site as ReleaseSite).nic] });
     await vm.waitFor(/^liken 1\.0\.0 slot a up$/, BOOT_MS);
     await vm.waitFor("liken: the agent watches for a new spec", BOOT_MS);
-
     // The medium is plugged in while the machine runs.
-    await vm.qmp.execute("blockdev-add", {
-      "node-name": "medium",
-      driver: "raw",
-      file: { driver: "file", filename: medium },
-    });
-    await vm.qmp.execute("device_add", {
-      driver: "virtio-blk-pci",
-      drive: "medium",
-      id: "medium-dev",
-    });
+    await plugMedium(vm, "medium", medium);
     await vm.waitFor(/^liken: update medium \/dev\/vd\w+ \(LIKEN-UPDATE, ext4\)$/, 60_000);
     await vm.waitFor(`liken: downloading release 2.0.0 from ${url}`, 60_000);
     await vm.waitFor(

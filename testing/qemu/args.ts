@@ -202,10 +202,17 @@ function driveArgs(disk: VmDisk, i: number, disks: readonly VmDisk[]): string[] 
   // is killed); discard=unmap: a guest's discard punches holes, so images stay sparse.
   // A second path shares the image: QEMU's write lock would refuse the second opening.
   const lock = disk.secondPath || disks.some((d) => d.secondPath && d.path === disk.path);
+  // Named nodes, which QMP blockdev-reopen takes (QEMU's generated names it refuses): a
+  // test puts a fault-injecting filter under a running disk (test/qemu/disk-faults.ts).
   return [
     "-drive",
-    `if=none,id=disk${i},format=raw,file=${qemuValue(disk.path)},cache=unsafe,discard=unmap${lock ? ",file.locking=off" : ""}${disk.bytesPerSecond ? `,throttling.bps-total=${disk.bytesPerSecond}` : ""}`,
+    `if=none,id=disk${i},format=raw,file=${qemuValue(disk.path)},cache=unsafe,discard=unmap${lock ? ",file.locking=off" : ""}${disk.bytesPerSecond ? `,throttling.bps-total=${disk.bytesPerSecond}` : ""},node-name=${diskNode(i, "format")},file.node-name=${diskNode(i, "file")}`,
   ];
+}
+
+/** The QEMU block node of disk `i`: its raw format node, or the file node under it. */
+export function diskNode(i: number, layer: "format" | "file"): string {
+  return `disk${i}-${layer}`;
 }
 
 function diskDeviceArgs(disk: VmDisk, i: number, places: DiskPlaces): string[] {

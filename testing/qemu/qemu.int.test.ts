@@ -51,13 +51,13 @@ describe("qemuArgs", () => {
       "-drive", "if=none,id=stick,format=raw,file=/images/stick.img,snapshot=on",
       "-device", "usb-storage,bus=xhci.0,drive=stick,id=stick0,removable=on,bootindex=1",
       "-device", "ahci,id=ahci0",
-      "-drive", "if=none,id=disk0,format=raw,file=/d/nvme.img,cache=unsafe,discard=unmap",
+      "-drive", "if=none,id=disk0,format=raw,file=/d/nvme.img,cache=unsafe,discard=unmap,node-name=disk0-format,file.node-name=disk0-file",
       "-device", "nvme,drive=disk0,id=disk0-dev,serial=nvme0,bootindex=2",
-      "-drive", "if=none,id=disk1,format=raw,file=/d/sata.img,cache=unsafe,discard=unmap",
+      "-drive", "if=none,id=disk1,format=raw,file=/d/sata.img,cache=unsafe,discard=unmap,node-name=disk1-format,file.node-name=disk1-file",
       "-device", "ide-hd,bus=ahci0.0,drive=disk1,id=disk1-dev,serial=SATA1,bootindex=3",
-      "-drive", "if=none,id=disk2,format=raw,file=/d/virtio.img,cache=unsafe,discard=unmap",
+      "-drive", "if=none,id=disk2,format=raw,file=/d/virtio.img,cache=unsafe,discard=unmap,node-name=disk2-format,file.node-name=disk2-file",
       "-device", "virtio-blk-pci,drive=disk2,id=disk2-dev,bootindex=4",
-      "-drive", "if=none,id=disk3,format=raw,file=/d/sata2.img,cache=unsafe,discard=unmap",
+      "-drive", "if=none,id=disk3,format=raw,file=/d/sata2.img,cache=unsafe,discard=unmap,node-name=disk3-format,file.node-name=disk3-file",
       "-device", "ide-hd,bus=ahci0.1,drive=disk3,id=disk3-dev,bootindex=5",
     ]);
   });
@@ -93,7 +93,7 @@ describe("qemuArgs", () => {
     expect(args).not.toContain("-no-reboot");
     // A comma in a path is doubled, or QEMU would read the rest as another option.
     expect(args).toContain(
-      "if=none,id=disk0,format=raw,file=/d/a,,b.img,cache=unsafe,discard=unmap",
+      "if=none,id=disk0,format=raw,file=/d/a,,b.img,cache=unsafe,discard=unmap,node-name=disk0-format,file.node-name=disk0-file",
     );
     expect(args).toContain("virtio-blk-pci,drive=disk0,id=disk0-dev,serial=S1,bootindex=2");
     expect(args.some((a) => a.startsWith("usb-storage"))).toBe(false);
@@ -131,10 +131,10 @@ describe("qemuArgs", () => {
     });
     expect(
       args.slice(
-        args.indexOf("if=none,id=disk0,format=raw,file=/d/n.img,cache=unsafe,discard=unmap") - 1,
+        args.indexOf("if=none,id=disk0,format=raw,file=/d/n.img,cache=unsafe,discard=unmap,node-name=disk0-format,file.node-name=disk0-file") - 1,
       ),
     ).toEqual([
-      ...["-drive", "if=none,id=disk0,format=raw,file=/d/n.img,cache=unsafe,discard=unmap"],
+      ...["-drive", "if=none,id=disk0,format=raw,file=/d/n.img,cache=unsafe,discard=unmap,node-name=disk0-format,file.node-name=disk0-file"],
       ...["-device", "pcie-root-port,id=disk0-port,chassis=1,slot=1"],
       ...["-device", "nvme,drive=disk0,id=disk0-dev,serial=N,bus=disk0-port,bootindex=2"],
     ]);
