@@ -131,10 +131,15 @@ describe("qemuArgs", () => {
     });
     expect(
       args.slice(
-        args.indexOf("if=none,id=disk0,format=raw,file=/d/n.img,cache=unsafe,discard=unmap,node-name=disk0-format,file.node-name=disk0-file") - 1,
+        args.indexOf(
+          "if=none,id=disk0,format=raw,file=/d/n.img,cache=unsafe,discard=unmap,node-name=disk0-format,file.node-name=disk0-file",
+        ) - 1,
       ),
     ).toEqual([
-      ...["-drive", "if=none,id=disk0,format=raw,file=/d/n.img,cache=unsafe,discard=unmap,node-name=disk0-format,file.node-name=disk0-file"],
+      ...[
+        "-drive",
+        "if=none,id=disk0,format=raw,file=/d/n.img,cache=unsafe,discard=unmap,node-name=disk0-format,file.node-name=disk0-file",
+      ],
       ...["-device", "pcie-root-port,id=disk0-port,chassis=1,slot=1"],
       ...["-device", "nvme,drive=disk0,id=disk0-dev,serial=N,bus=disk0-port,bootindex=2"],
     ]);
