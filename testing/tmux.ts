@@ -34,6 +34,13 @@ export async function newSession(
       String(size.rows),
       "--",
       ...command,
+      // The server stays when its last session ends (killServer ends it): a server that
+      // exits as the next test's new-session reaches its socket fails that test at once.
+      ";",
+      "set-option",
+      "-g",
+      "exit-empty",
+      "off",
     ],
     cwd ? { cwd } : {},
   );
