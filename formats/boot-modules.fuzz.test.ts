@@ -117,7 +117,8 @@ describe("fnmatch on untrusted patterns, fuzzed", () => {
         (parts) => {
           const started = performance.now();
           matchesPattern(`${parts.join("")}b`, modalias);
-          expect(performance.now() - started).toBeLessThan(50);
+          // Backtracking would take seconds; the bound is loose for a loaded machine's pauses.
+          expect(performance.now() - started).toBeLessThan(1_000);
         },
       ),
       fuzzParameters(),

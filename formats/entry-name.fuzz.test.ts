@@ -32,7 +32,8 @@ describe("boot entry names, fuzzed", () => {
         (unit, n) => {
           const started = performance.now();
           expectEntry(`liken-a-1.0.0${unit.repeat(n)}.conf`);
-          expect(performance.now() - started).toBeLessThan(100);
+          // Backtracking would take seconds; the bound is loose for a loaded machine's pauses.
+          expect(performance.now() - started).toBeLessThan(1_000);
         },
       ),
       fewRunParameters(20, 200),

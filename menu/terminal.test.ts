@@ -1,7 +1,7 @@
 // The terminal's size when the kernel does not know it, what the painter writes, and the
 // keys as the model gets them.
 import { PassThrough } from "node:stream";
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { keyInput, keyTranslator, Terminal } from "./terminal.ts";
 import { FALLBACK_SIZE, querySize, terminalSize } from "./terminal-size.ts";
 
@@ -102,6 +102,15 @@ describe("keys", () => {
 });
 
 describe("keys from a serial line", () => {
+  // The clock is the test's: a loaded machine that let 5 ms run past the 30 ms wait for the
+  // rest of an escape sequence failed these once.
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   // What blessed reads from keyInput(), chunk by chunk.
   function line() {
     const tty = new PassThrough();
@@ -110,7 +119,7 @@ describe("keys from a serial line", () => {
     keyInput(tty, 30, (s) => sizes.push(s)).on("data", (d: Buffer) =>
       read.push(d.toString("utf8")),
     );
-    const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const settle = (ms: number) => vi.advanceTimersByTimeAsync(ms);
     return { tty, read, sizes, settle };
   }
 
