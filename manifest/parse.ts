@@ -102,10 +102,13 @@ function inWords(said: string): string {
       /^Unknown character "(\d+)"/,
       (_, code: string) => `unexpected ${character(Number(code))}`,
     )
-    .replace(
-      /^Unknown escape character: (\d+)/,
-      (_, code: string) => `unknown escape "\\${String.fromCodePoint(Number(code))}"`,
-    );
+    .replace(/^Unknown escape character: (\d+)/, (_, code: string) => {
+      // Past the last code point is the parser's end of input: a "\" that ends the file.
+      const n = Number(code);
+      return n > 0x10ffff
+        ? `a "\\" at the end of the file`
+        : `unknown escape "\\${String.fromCodePoint(n)}"`;
+    });
 }
 
 function character(code: number): string {
@@ -113,6 +116,7 @@ function character(code: number): string {
   if (code === 0x0a || code === 0x0d) return "an end of line";
   if (code < 0x20 || code === 0x7f)
     return `the control character U+${code.toString(16).toUpperCase().padStart(4, "0")}`;
+  if (code > 0x10ffff) return "the end of the file";
   return JSON.stringify(String.fromCodePoint(code));
 }
 

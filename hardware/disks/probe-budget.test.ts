@@ -18,6 +18,7 @@ describe("a disk's probe budget", () => {
     const started = Date.now();
     expect(await budget.within(sleep(5_000).then(() => "read"))).toBe("timeout");
     expect(Date.now() - started).toBeLessThan(4_000);
-    expect(budget.leftMs).toBeLessThanOrEqual(0);
+    // Spent, give or take the millisecond a timer may fire before the wall's clock says so.
+    expect(budget.leftMs).toBeLessThan(5);
   });
 });
