@@ -11,7 +11,7 @@ import {
   plan,
   scheduleFor,
   targetOf,
-  WITHDRAW_RETRY_MS,
+  WRITE_RETRY_MS,
 } from "./plan.ts";
 
 const T0 = Date.parse("2026-12-05T10:00:00Z");
@@ -115,9 +115,9 @@ describe("plan", () => {
     const spec = urlSpec("2.0.1", "http://10.0.0.5/releases/2.0.1/");
     const staged = [{ version: "2.0.0", fileName: "liken-b-2.0.0+1-0.conf" }];
     const key = fetching(spec).key;
-    const outcome: Outcome = { key, kind: "withdrawFailed", retryAt: T0 + WITHDRAW_RETRY_MS };
-    expect(plan(input(spec, { staged, outcome }))).toEqual({ kind: "wait", ms: WITHDRAW_RETRY_MS });
-    expect(plan(input(spec, { staged, outcome, now: T0 + WITHDRAW_RETRY_MS }))).toEqual({
+    const outcome: Outcome = { key, kind: "withdrawFailed", retryAt: T0 + WRITE_RETRY_MS };
+    expect(plan(input(spec, { staged, outcome }))).toEqual({ kind: "wait", ms: WRITE_RETRY_MS });
+    expect(plan(input(spec, { staged, outcome, now: T0 + WRITE_RETRY_MS }))).toEqual({
       kind: "withdraw",
       fileNames: ["liken-b-2.0.0+1-0.conf"],
     });
@@ -126,9 +126,9 @@ describe("plan", () => {
   it("stages again, as a new spec, 30 s after a staging that could not write", () => {
     const spec = urlSpec("2.0.1", "http://10.0.0.5/releases/2.0.1/");
     const key = fetching(spec).key;
-    const outcome: Outcome = { key, kind: "writeFailed", retryAt: T0 + WITHDRAW_RETRY_MS };
-    expect(plan(input(spec, { outcome }))).toEqual({ kind: "wait", ms: WITHDRAW_RETRY_MS });
-    expect(plan(input(spec, { outcome, now: T0 + WITHDRAW_RETRY_MS }))).toEqual({
+    const outcome: Outcome = { key, kind: "writeFailed", retryAt: T0 + WRITE_RETRY_MS };
+    expect(plan(input(spec, { outcome }))).toEqual({ kind: "wait", ms: WRITE_RETRY_MS });
+    expect(plan(input(spec, { outcome, now: T0 + WRITE_RETRY_MS }))).toEqual({
       kind: "stage",
       downloaded: false,
     });

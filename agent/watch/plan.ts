@@ -54,7 +54,7 @@ export type Plan =
   | { readonly kind: "stage"; readonly downloaded: boolean };
 
 /** A withdrawal or a staging that could not write is tried again after this long, while StagingFailed holds. */
-export const WITHDRAW_RETRY_MS = 30_000;
+export const WRITE_RETRY_MS = 30_000;
 
 export function targetOf(reading: SpecReading, text: string | null, folder: string): Target | null {
   switch (reading.kind) {

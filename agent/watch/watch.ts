@@ -27,7 +27,7 @@ import {
   scheduleFor,
   type Target,
   targetOf,
-  WITHDRAW_RETRY_MS,
+  WRITE_RETRY_MS,
 } from "./plan.ts";
 
 export interface WatchOptions {
@@ -207,13 +207,13 @@ async function withdraw(
       throw new Error(`${left.map((e) => e.fileName).join(", ")} is still there`);
     s.view = { ...s.view, stagingFailed: null };
   } catch (error) {
-    const message = `the staged entry ${fileNames.join(", ")} on the ESP could not be withdrawn: ${firstLine(error)}; check the system disk (liken-stick inspect), the machine tries again every ${WITHDRAW_RETRY_MS / 1000} s`;
+    const message = `the staged entry ${fileNames.join(", ")} on the ESP could not be withdrawn: ${firstLine(error)}; check the system disk (liken-stick inspect), the machine tries again every ${WRITE_RETRY_MS / 1000} s`;
     o.say(message);
     s.view = { ...s.view, stagingFailed: { reason: "WithdrawFailed", message } };
     s.outcome = {
       key: target.key,
       kind: "withdrawFailed",
-      retryAt: Date.now() + WITHDRAW_RETRY_MS,
+      retryAt: Date.now() + WRITE_RETRY_MS,
     };
   }
 }
@@ -230,10 +230,10 @@ async function stage(
     staged = await o.writing(() => o.stage(spec, downloaded ? o.downloadDir : null));
   } catch (error) {
     // The staging could not write the slot's entries: the boot's path ends the same way.
-    const message = `release ${target.version} could not be staged: ${firstLine(error)}; check the system disk (liken-stick inspect), the machine tries again every ${WITHDRAW_RETRY_MS / 1000} s`;
+    const message = `release ${target.version} could not be staged: ${firstLine(error)}; check the system disk (liken-stick inspect), the machine tries again every ${WRITE_RETRY_MS / 1000} s`;
     o.say(message);
     s.view = { ...s.view, stagingFailed: { reason: "WriteFailed", message }, activity: null };
-    s.outcome = { key: target.key, kind: "writeFailed", retryAt: Date.now() + WITHDRAW_RETRY_MS };
+    s.outcome = { key: target.key, kind: "writeFailed", retryAt: Date.now() + WRITE_RETRY_MS };
     return;
   }
   s.outcome = { key: target.key, kind: staged.download ? "fetch" : "handled" };
