@@ -17,6 +17,14 @@ const MAX_DATE_SECONDS = 8.64e12;
 
 export type DiskUse = "system" | "storage";
 
+/** A member of a mirrored system disk: where it sits in the mirror, and the disk beside it. */
+export interface ClaimMirror {
+  /** This disk's place in the mirror: 1 or 2. */
+  readonly member: 1 | 2;
+  /** The other member as the install saw it: its serial and WWN where it has them, else its path. */
+  readonly peer: { readonly serial?: string; readonly wwn?: string; readonly path?: string };
+}
+
 export interface Claim {
   readonly cluster: string;
   readonly machine: string;
@@ -31,6 +39,8 @@ export interface Claim {
   readonly createdAt: number;
   /** Counts writes; the copy with the higher generation is the current one. */
   readonly generation: number;
+  /** Present on the two disks of a mirrored system disk only. */
+  readonly mirror?: ClaimMirror;
 }
 
 /** Byte offset of the head copy: past the GPT entries even on 4K-sector disks, before 1 MiB. */

@@ -19,6 +19,18 @@ export interface IdentityModule {
   readonly parameters: string;
 }
 
+/** One disk of a mirrored system disk, as the install wrote it. */
+export interface IdentityMirrorMember {
+  /** 1 or 2: the disk's place in the mirror, as its claim says. */
+  readonly member: 1 | 2;
+  readonly serial?: string;
+  readonly wwn?: string;
+  /** The disk's path at install time (a path only: the kernel may name it otherwise later). */
+  readonly path: string;
+  /** The PARTUUIDs of its system partitions, by GPT name: liken-esp, liken-a, liken-b, liken-journal, liken-state. */
+  readonly partUuids: Readonly<Record<string, string>>;
+}
+
 export interface Identity {
   readonly cluster: string;
   readonly machine: string;
@@ -32,6 +44,8 @@ export interface Identity {
   readonly storage: readonly { readonly role: string; readonly label: string }[];
   /** The machine's declared interfaces and nameservers, as the manifest says them. */
   readonly network: NetworkDeclaration;
+  /** The two disks of a mirrored system disk; absent when the system is on one disk. */
+  readonly mirror?: { readonly members: readonly IdentityMirrorMember[] };
 }
 
 /**
