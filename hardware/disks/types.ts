@@ -82,6 +82,12 @@ export interface ClaimSummary {
   readonly use: "system" | "storage";
   readonly complete: boolean;
   readonly createdAt: string;
+  /** On a member of a mirrored system disk only: its place, and the other member. */
+  readonly mirror?: {
+    readonly member: 1 | 2;
+    readonly of: 2;
+    readonly peer: { readonly serial?: string; readonly wwn?: string; readonly path?: string };
+  };
 }
 
 /** A classified disk: the `disks --json` contract (docs/design.md section 2). */
