@@ -13,6 +13,7 @@ import { MIB } from "../common/size.ts";
 import { CLAIM_HEAD_OFFSET, claimTailOffset, encodeClaim } from "../formats/claim.ts";
 import { parseGpt } from "../formats/gpt.ts";
 import { encodeGpt } from "../formats/gpt-encode.ts";
+import type { IdentityMirrorMember } from "../formats/identity.ts";
 import {
   type InstallerStatus,
   type InstallFailureReason,
@@ -186,7 +187,11 @@ class InstallRun {
 
   // What each step of the plan does; the order and the words are the plan's (steps.ts).
   private async run(step: PlannedStep, plan: PlanToRun, release: ReleaseInfo): Promise<void> {
-    const system = plan.layout.disks[0] as PlannedDisk;
+    // One system disk, or the two members of a mirror, each written whole.
+    const systems = plan.layout.disks.filter((d) => d.use === "system");
+    const each = async (write: (system: PlannedDisk) => Promise<void>) => {
+      for (const system of systems) await write(system);
+    };
     switch (step.step) {
       case "lock":
         return this.lockTargets(plan.layout);
@@ -197,16 +202,16 @@ class InstallRun {
       case "partition":
         return this.partition();
       case "esp":
-        return this.writeEsp(system, release);
+        return each((system) => this.writeEsp(system, release));
       case "slot":
-        return this.writeSlot(system, release);
+        return each((system) => this.writeSlot(system, release));
       case "journal":
-        return this.writeJournal(system);
+        return each((system) => this.writeJournal(system));
       case "storage":
         return this.clearStorage();
       case "state":
         // The state says Installed: only the complete flag follows it.
-        return this.writeState(system, plan.claim);
+        return each((system) => this.writeState(system, plan.claim, systems));
       case "complete":
         return this.writeClaims(plan.claim, true);
       case "preflight":
@@ -410,6 +415,7 @@ class InstallRun {
         use: planned.use,
         complete,
         generation: complete ? 2 : 1,
+        ...(planned.mirror ? { mirror: planned.mirror } : {}),
       });
       const { file } = this.handle(planned.path);
       // One copy, flushed, then the other: a torn write can spoil only one of them.
@@ -503,7 +509,11 @@ class InstallRun {
     await file.write(header, 0, header.length, journal.start);
   }
 
-  private async writeState(system: PlannedDisk, claim: InstallClaim): Promise<void> {
+  private async writeState(
+    system: PlannedDisk,
+    claim: InstallClaim,
+    systems: readonly PlannedDisk[],
+  ): Promise<void> {
     const state = part(system, "state");
     const work = await this.work();
     const image = join(work, "state.img");
@@ -526,6 +536,7 @@ class InstallRun {
       partUuid: state.partUuid,
       status,
       sectorSize: system.sectorSize,
+      ...(systems.length === 2 ? { mirror: { members: systems.map(mirrorMember) } } : {}),
     });
     await writeImage(this.handle(system.path).file, image, state.start);
     await rm(image);
@@ -604,6 +615,19 @@ function plannedDisk(layout: Layout, path: string | undefined): PlannedDisk {
   const disk = layout.disks.find((d) => d.path === path);
   if (!disk) throw new Error(`${path} is not a disk of the plan`);
   return disk;
+}
+
+// A member of the mirror as identity.json names it, for the boot agent to find the other.
+function mirrorMember(disk: PlannedDisk): IdentityMirrorMember {
+  return {
+    member: disk.mirror?.member ?? 1,
+    ...(disk.serial ? { serial: disk.serial } : {}),
+    ...(disk.wwn ? { wwn: disk.wwn } : {}),
+    path: disk.path,
+    partUuids: Object.fromEntries(
+      disk.partitions.filter((p) => p.content !== "storage").map((p) => [p.label, p.partUuid]),
+    ),
+  };
 }
 
 function part(disk: PlannedDisk, content: PlannedPartition["content"]): PlannedPartition {

@@ -25,6 +25,8 @@ export interface StateInput {
   readonly status: InstallerStatus;
   /** The disk's logical sector size: ext4's blocks may not be smaller (mkfs picks 1 KiB here). */
   readonly sectorSize: number;
+  /** Both members of a mirrored system disk; absent on one disk. */
+  readonly mirror?: Identity["mirror"];
 }
 
 export function identityDocument(
@@ -42,6 +44,7 @@ export function identityDocument(
     network: { interfaces: input.machine.interfaces, nameservers: input.machine.nameservers },
     rebootPolicy: input.machine.reboot_policy,
     storage: input.manifest.storage.map((s) => ({ role: s.role, label: partitionLabel(s.role) })),
+    ...(input.mirror ? { mirror: input.mirror } : {}),
   };
 }
 

@@ -42,7 +42,8 @@ export const ROUTE_KEYS = ["to", "via"] as const;
 export const BOND_MODES = ["802.3ad", "active-backup"] as const;
 export const SELECTOR_PATTERN_KEYS = ["serial", "model", "wwn", "transport", "path"] as const;
 export const SELECTOR_SIZE_KEYS = ["min_size", "max_size"] as const;
-export const SELECTOR_KEYS = [...SELECTOR_PATTERN_KEYS, ...SELECTOR_SIZE_KEYS] as const;
+// `mirror` says how many disks the selector takes, not which.
+export const SELECTOR_KEYS = [...SELECTOR_PATTERN_KEYS, ...SELECTOR_SIZE_KEYS, "mirror"] as const;
 
 export const MACHINE_ROLES = ["leader", "follower"] as const;
 export const REBOOT_POLICIES = ["Automatic", "Manual"] as const;

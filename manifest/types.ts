@@ -16,6 +16,8 @@ export interface DiskSelector {
   readonly path?: string;
   readonly min_size?: number;
   readonly max_size?: number;
+  /** The system partitions on the two first eligible disks the selector matches (docs/manifest.md). */
+  readonly mirror?: boolean;
 }
 
 export interface Layout {

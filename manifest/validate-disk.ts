@@ -50,6 +50,19 @@ export function readDiskSelector(
     if (typeof size === "number") selector[key] = size;
     else ok = false;
   }
+  if (value.mirror !== undefined) {
+    if (typeof value.mirror === "boolean") selector.mirror = value.mirror;
+    else {
+      ck.wrongType(
+        [...path, "mirror"],
+        value.mirror,
+        "system_disk.mirror",
+        "true or false",
+        "write mirror = true",
+      );
+      ok = false;
+    }
+  }
   const { min_size, max_size } = selector;
   if (typeof min_size === "number" && typeof max_size === "number" && min_size > max_size) {
     const shown = (key: string) => quoted(value[key], ck.raw([...path, key]));

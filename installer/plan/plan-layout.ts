@@ -23,6 +23,7 @@ import type {
   PartitionContent,
   PlanFailure,
   PlannedDisk,
+  PlannedMirror,
   PlannedPartition,
   PlanResult,
 } from "./types.ts";
@@ -71,21 +72,30 @@ export function planLayout(input: PlanInput): PlanResult {
   const systemSizes = systemPartitionSizes(manifest, slot);
   const systemNeed = systemSizes.reduce((a, b) => a + b, 0);
   const resuming = pool.some((c) => c.action === "resume");
-  const picked = pickSystemDisk(pool, machine, systemNeed, manifest.layout.esp, resuming);
+  const picked = pickSystemDisks(pool, machine, systemNeed, manifest.layout.esp, resuming);
   if ("failure" in picked)
     return fail(picked.failure.reason, picked.failure.message, picked.failure.hint, [
       ...leftOut,
       ...picked.failure.considered,
     ]);
-  leftOut.push(...picked.tooSmall);
 
   const builders = new Map<Candidate, DiskBuilder>();
-  builders.set(picked.candidate, systemDisk(picked.candidate, installId, systemSizes));
-  const others = pool.filter((c) => c !== picked.candidate);
-  const unplaced = placeRoles(manifest.storage, builders, others, installId);
-  if (unplaced) return roleDoesNotFit(unplaced.role, unplaced.size, builders, leftOut);
-  for (const c of others)
-    if (!builders.has(c)) leftOut.push({ disk: c.disk, cause: { kind: "not-needed" } });
+  const members = picked.candidates;
+  for (const [i, c] of members.entries()) {
+    const peer = members.length === 2 ? members[1 - i] : undefined;
+    builders.set(c, systemDisk(c, installId, systemSizes, i, peer));
+  }
+  const others = pool.filter((c) => !members.includes(c));
+  // The second member keeps its rest free: the two members stay laid out alike.
+  const unplaced = placeRoles(manifest.storage, builders, others, installId, members[1]);
+  if (unplaced)
+    return roleDoesNotFit(unplaced.role, unplaced.size, builders, [...leftOut, ...picked.tooSmall]);
+  // A disk that could not hold or boot the system, and holds no role, is left out for that.
+  for (const c of others) {
+    if (builders.has(c)) continue;
+    const notSystem = picked.tooSmall.find((l) => l.disk === c.disk);
+    leftOut.push(notSystem ?? { disk: c.disk, cause: { kind: "not-needed" } });
+  }
   return {
     ok: true,
     layout: {
@@ -162,9 +172,17 @@ function systemPartitionSizes(manifest: Manifest, slot: number): number[] {
   return [layout.esp, slot, slot, layout.crash_journal, layout.state].map(alignUp);
 }
 
-// The system disk: ESP, slot A, slot B, journal, state; the storage roles that fit follow.
-function systemDisk(system: Candidate, installId: string, sizes: readonly number[]): DiskBuilder {
-  const builder = new DiskBuilder(system, "system", installId, 0);
+// A system disk: ESP, slot A, slot B, journal, state; on the first, the storage roles that
+// fit follow. `index` 1 and a peer make it the second member of a mirror.
+function systemDisk(
+  system: Candidate,
+  installId: string,
+  sizes: readonly number[],
+  index: number,
+  peer: Candidate | undefined,
+): DiskBuilder {
+  const mirror = peer ? { member: (index + 1) as 1 | 2, peer: peerOf(peer.disk) } : undefined;
+  const builder = new DiskBuilder(system, "system", installId, index, mirror);
   const contents: [PartitionContent, string][] = [
     ["esp", partitionLabel("esp")],
     ["slot-a", partitionLabel("a")],
@@ -186,9 +204,10 @@ function placeRoles(
   builders: Map<Candidate, DiskBuilder>,
   others: readonly Candidate[],
   installId: string,
+  keepFree: Candidate | undefined,
 ): { role: string; size: number } | undefined {
   const placeOn = (size: number): DiskBuilder | undefined => {
-    for (const b of builders.values()) if (b.free() >= size) return b;
+    for (const [c, b] of builders) if (c !== keepFree && b.free() >= size) return b;
     for (const c of others) {
       if (builders.has(c)) continue;
       const b = new DiskBuilder(c, "storage", installId, builders.size);
@@ -253,60 +272,109 @@ function judge(
 }
 
 type Picked =
-  | { readonly candidate: Candidate; readonly why: string; readonly tooSmall: LeftOut[] }
+  | {
+      /** One disk, or the two members of a mirror in order. */
+      readonly candidates: readonly Candidate[];
+      readonly why: string;
+      readonly tooSmall: LeftOut[];
+    }
   | { readonly failure: Omit<PlanFailure, "considered"> & { considered: LeftOut[] } };
 
-// The system disk: the one an interrupted install started, else the first in stable order
-// (among those system_disk selects) that holds the system partitions and can boot them.
-function pickSystemDisk(
+// The system disk: the one an interrupted install started (both, for a mirror), else the
+// first in stable order (among those system_disk selects) that holds the system partitions
+// and can boot them; with `mirror = true` the first two.
+function pickSystemDisks(
   pool: readonly Candidate[],
   machine: Machine,
   need: number,
   esp: number,
   resuming: boolean,
 ): Picked {
-  const resumed = resuming ? resumedSystemDisk(pool) : undefined;
-  if (resumed) return resumed;
   const selector = machine.system_disk;
-  const matching = selector ? pool.filter((c) => matchesSelector(c.disk, selector)) : pool;
-  if (selector && matching.length === 0) return noDiskMatches(selector, pool);
-  const { chosen, unbootable, tooSmall } = firstThatHolds(matching, need, esp);
-  if (!chosen) return noDiskHolds(unbootable, tooSmall, need);
-  const why = selector
-    ? `${chosen.disk.path} is the first eligible disk matching system_disk ${describeSelector(selector)}`
-    : `${chosen.disk.path} is the first eligible disk in stable order (transport, serial, WWN, path)`;
-  return { candidate: chosen, why, tooSmall: [...unbootable, ...tooSmall] };
+  const wanted = selector?.mirror ? 2 : 1;
+  const resumed = resuming ? resumedSystemDisks(pool) : [];
+  if (resumed.length >= wanted) {
+    const paths = resumed.map((m) => m.disk.path).join(" and ");
+    const why = `${paths} ${resumed.length > 1 ? "hold" : "holds"} the interrupted install being finished`;
+    return { candidates: resumed.slice(0, 2), why, tooSmall: [] };
+  }
+  const others = pool.filter((c) => !resumed.includes(c));
+  const matching = selector ? others.filter((c) => matchesSelector(c.disk, selector)) : others;
+  if (selector && matching.length === 0 && resumed.length === 0)
+    return noDiskMatches(selector, pool);
+  // An install killed before the second member's claim finishes with the disk it chose.
+  const found = firstThatHold(matching, need, esp, wanted - resumed.length);
+  const chosen = [...resumed, ...found.chosen];
+  const { unbootable, tooSmall } = found;
+  const [first, second] = chosen;
+  if (!first) return noDiskHolds(unbootable, tooSmall, need);
+  if (wanted === 2 && !second)
+    return onlyOneMember(first, selector ?? {}, [...unbootable, ...tooSmall], pool, matching);
+  const matched = selector
+    ? `matching system_disk ${describeSelector(selector)}`
+    : "in stable order (transport, serial, WWN, path)";
+  const why = second
+    ? `${first.disk.path} and ${second.disk.path} are the two first eligible disks ${matched}: the system is mirrored on both`
+    : `${first.disk.path} is the first eligible disk ${matched}`;
+  return { candidates: chosen, why, tooSmall: [...unbootable, ...tooSmall] };
 }
 
-function resumedSystemDisk(pool: readonly Candidate[]): Picked | undefined {
-  const c = pool.find((x) => x.action === "resume" && x.disk.claim?.use === "system");
-  if (!c) return undefined;
+// A mirror with one disk is not a mirror: refused, naming the one found and every other.
+function onlyOneMember(
+  first: Candidate,
+  selector: DiskSelector,
+  leftOut: LeftOut[],
+  pool: readonly Candidate[],
+  matching: readonly Candidate[],
+): Picked {
+  const unmatched = pool
+    .filter((c) => c !== first && !matching.includes(c))
+    .map(
+      (c) =>
+        ({
+          disk: c.disk,
+          cause: { kind: "no-match", selector: describeSelector(selector) },
+        }) as LeftOut,
+    );
   return {
-    candidate: c,
-    why: `${c.disk.path} holds the interrupted install being finished`,
-    tooSmall: [],
+    failure: {
+      reason: "NoEligibleDisk",
+      message: `system_disk ${describeSelector(selector)} asks for a mirror of two disks, and only ${first.disk.path} is eligible`,
+      hint: "attach a second blank disk the selector matches, or remove mirror = true",
+      considered: [...leftOut, ...unmatched],
+    },
   };
 }
 
-// The first disk that holds `need` and whose sectors the firmware boots; the ones before it
-// that hold it but cannot boot, and those too small, are left out for that.
-function firstThatHolds(
+// The system disks of the interrupted install, the mirror's members in their order.
+function resumedSystemDisks(pool: readonly Candidate[]): Candidate[] {
+  return pool
+    .filter((x) => x.action === "resume" && x.disk.claim?.use === "system")
+    .sort((a, b) => (a.disk.claim?.mirror?.member ?? 1) - (b.disk.claim?.mirror?.member ?? 1));
+}
+
+// The first `wanted` disks that hold `need` and whose sectors the firmware boots; the ones
+// before them that hold it but cannot boot, and those too small, are left out for that.
+function firstThatHold(
   candidates: readonly Candidate[],
   need: number,
   esp: number,
-): { chosen?: Candidate; unbootable: LeftOut[]; tooSmall: LeftOut[] } {
+  wanted: number,
+): { chosen: Candidate[]; unbootable: LeftOut[]; tooSmall: LeftOut[] } {
+  const chosen: Candidate[] = [];
   const unbootable: LeftOut[] = [];
   const tooSmall: LeftOut[] = [];
   for (const c of candidates) {
+    if (chosen.length === wanted) break;
     if (usable(c.disk) < need) {
       tooSmall.push({ disk: c.disk, cause: { kind: "too-small", need } });
       continue;
     }
     const sectors = sectorProblem(c.disk, esp);
-    if (!sectors) return { chosen: c, unbootable, tooSmall };
-    unbootable.push({ disk: c.disk, cause: sectors });
+    if (!sectors) chosen.push(c);
+    else unbootable.push({ disk: c.disk, cause: sectors });
   }
-  return { unbootable, tooSmall };
+  return { chosen, unbootable, tooSmall };
 }
 
 function noDiskMatches(selector: DiskSelector, pool: readonly Candidate[]): Picked {
@@ -436,6 +504,7 @@ class DiskBuilder {
     private readonly use: "system" | "storage",
     private readonly installId: string,
     private readonly index: number,
+    private readonly mirror?: PlannedMirror,
   ) {
     this.path = candidate.disk.path;
     this.end = Math.floor(candidate.disk.size / MIB) * MIB - MIB;
@@ -473,6 +542,7 @@ class DiskBuilder {
       ...(d.serial ? { serial: d.serial } : {}),
       ...(d.wwn ? { wwn: d.wwn } : {}),
       ...(d.claim ? { claimInstallId: d.claim.installId } : {}),
+      ...(this.mirror ? { mirror: this.mirror } : {}),
       tableId: tableIdFor(this.installId, this.index),
       partitions: this.partitions,
       free: this.free(),
@@ -486,6 +556,12 @@ function sectorProblem(d: Disk, esp: number): LeftOutCause | undefined {
   if (!SECTOR_SIZES.includes(sector)) return { kind: "sector-size", sector };
   if (sector === 4096 && esp < MIN_ESP_4KN) return { kind: "esp-too-small", esp };
   return undefined;
+}
+
+// The other member as its claim names it: serial and WWN where the disk has them, else its path.
+function peerOf(d: Disk): PlannedMirror["peer"] {
+  if (!d.serial && !d.wwn) return { path: d.path };
+  return { ...(d.serial ? { serial: d.serial } : {}), ...(d.wwn ? { wwn: d.wwn } : {}) };
 }
 
 function usable(d: Disk): number {

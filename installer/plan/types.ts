@@ -1,6 +1,6 @@
 // The layout an install writes: a value made by planLayout() and read by the executor, the
 // menu's confirmation screen and `plan --json` alike.
-import type { DiskUse } from "../../formats/claim.ts";
+import type { ClaimMirror, DiskUse } from "../../formats/claim.ts";
 import type { Verdict } from "../../hardware/disks/types.ts";
 
 export type PartitionContent = "esp" | "slot-a" | "slot-b" | "journal" | "state" | "storage";
@@ -41,7 +41,12 @@ export interface PlannedDisk {
   readonly partitions: readonly PlannedPartition[];
   /** Bytes left unallocated between the last partition and the end of the usable area. */
   readonly free: number;
+  /** On the two disks of a mirrored system disk only. */
+  readonly mirror?: PlannedMirror;
 }
+
+/** A system disk's place in a mirror, and the other member, as its claim will say. */
+export type PlannedMirror = ClaimMirror;
 
 /** A disk that is not part of the layout, and why. */
 export interface LeftOutDisk {
