@@ -1,3 +1,4 @@
+import { crc32 } from "node:zlib";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -7,6 +8,7 @@ import {
   decodeClaim,
   encodeClaim,
   judgeClaim,
+  summarizeClaim,
 } from "./claim.ts";
 
 const claim: Claim = {
@@ -96,5 +98,85 @@ describe("the claim", () => {
     // a size that is not a whole number of MiB: the copy stays before the backup GPT's 16.5 KiB
     const odd = 8 * 1024 * MIB + 100 * 1024;
     expect(claimTailOffset(odd) + CLAIM_SIZE).toBeLessThan(odd - 33 * 512);
+  });
+});
+
+describe("a mirror member's claim", () => {
+  const member: Claim = {
+    ...claim,
+    mirror: {
+      member: 2,
+      peer: { serial: "S4EVNX0N123456", wwn: "0x5002538e4a8b1234", path: "/dev/sda" },
+    },
+  };
+
+  // The copy with `at` set to `value` and its checksum made right again: what a writer
+  // other than liken could leave.
+  function resealed(bytes: Buffer, at: number, value: number): Buffer {
+    const b = Buffer.from(bytes);
+    b[at] = value;
+    b.writeUInt32LE(crc32(b.subarray(0, CLAIM_SIZE - 4)), CLAIM_SIZE - 4);
+    return b;
+  }
+
+  it("decodes to what was encoded, in format version 1", () => {
+    const bytes = encodeClaim(member);
+    expect(bytes.readUInt32LE(8)).toBe(1);
+    expect(decodeClaim(bytes)).toEqual(member);
+  });
+
+  it("holds the member at byte 33, the count at 34 and the peer's names at 256, 320 and 384", () => {
+    const bytes = encodeClaim(member);
+    expect([bytes[33], bytes[34]]).toEqual([2, 2]);
+    const text = (at: number) => bytes.toString("utf8", at + 1, at + 1 + (bytes[at] as number));
+    expect([text(256), text(320), text(384)]).toEqual([
+      "S4EVNX0N123456",
+      "0x5002538e4a8b1234",
+      "/dev/sda",
+    ]);
+    expect(bytes.subarray(448, 508).every((x) => x === 0)).toBe(true);
+  });
+
+  it("leaves those bytes zero on a disk that is not mirrored, as before mirrors", () => {
+    const bytes = encodeClaim(claim);
+    expect([bytes[33], bytes[34]]).toEqual([0, 0]);
+    expect(bytes.subarray(256, 508).every((x) => x === 0)).toBe(true);
+    expect(decodeClaim(bytes)).not.toHaveProperty("mirror");
+  });
+
+  it("names a peer the install knew only by its path", () => {
+    const byPath: Claim = { ...claim, mirror: { member: 1, peer: { path: "/dev/vdb" } } };
+    expect(decodeClaim(encodeClaim(byPath))).toEqual(byPath);
+  });
+
+  it("is not a claim liken wrote when its member or count is one liken never writes", () => {
+    const bytes = encodeClaim(member);
+    for (const [at, value] of [
+      [33, 3],
+      [33, 255],
+      [34, 0],
+      [34, 1],
+      [34, 3],
+    ] as const) {
+      expect(decodeClaim(resealed(bytes, at, value)), `byte ${at} = ${value}`).toBeUndefined();
+    }
+    expect(decodeClaim(resealed(bytes, 33, 1))?.mirror?.member).toBe(1);
+  });
+
+  it("refuses to encode a peer's name longer than 63 bytes, as every text field", () => {
+    const long = {
+      ...member,
+      mirror: { member: 1 as const, peer: { path: `/dev/${"x".repeat(59)}` } },
+    };
+    expect(() => encodeClaim(long)).toThrow(RangeError);
+  });
+
+  it("is summarized with its place, the mirror's size and the peer; a plain claim with none", () => {
+    expect(summarizeClaim(member).mirror).toEqual({
+      member: 2,
+      of: 2,
+      peer: { serial: "S4EVNX0N123456", wwn: "0x5002538e4a8b1234", path: "/dev/sda" },
+    });
+    expect(summarizeClaim(claim)).not.toHaveProperty("mirror");
   });
 });

@@ -12,6 +12,8 @@ const MAGIC = "LIKENCLM";
 const FORMAT_VERSION = 1;
 const TEXT_FIELD = 64;
 const FLAG_COMPLETE = 1;
+/** A mirror's members: the only count liken writes. */
+const MIRROR_MEMBERS = 2;
 /** ECMAScript's last time, in seconds. */
 const MAX_DATE_SECONDS = 8.64e12;
 
@@ -63,6 +65,13 @@ export function encodeClaim(claim: Claim): Buffer {
   writeText(b, 112, claim.machine);
   writeText(b, 176, claim.release);
   b.writeBigUInt64LE(BigInt(claim.createdAt), 240);
+  if (claim.mirror) {
+    b.writeUInt8(claim.mirror.member, 33);
+    b.writeUInt8(MIRROR_MEMBERS, 34);
+    writeText(b, 256, claim.mirror.peer.serial ?? "");
+    writeText(b, 320, claim.mirror.peer.wwn ?? "");
+    writeText(b, 384, claim.mirror.peer.path ?? "");
+  }
   b.writeUInt32LE(crc32(b.subarray(0, CLAIM_SIZE - 4)), CLAIM_SIZE - 4);
   return b;
 }
@@ -79,6 +88,11 @@ export function decodeClaim(b: Uint8Array): Claim | undefined {
   // it would throw (found by claim.fuzz.test.ts).
   const createdAt = Number(buf.readBigUInt64LE(240));
   if (createdAt > MAX_DATE_SECONDS) return undefined;
+  const member = buf.readUInt8(33);
+  // Byte 33 is 0 on every claim but a mirror member's; a member numbered otherwise, or of
+  // a mirror of other than two disks, is not one liken wrote.
+  if (member !== 0 && !((member === 1 || member === 2) && buf.readUInt8(34) === MIRROR_MEMBERS))
+    return undefined;
   return {
     cluster: readText(buf, 48),
     machine: readText(buf, 112),
@@ -88,7 +102,14 @@ export function decodeClaim(b: Uint8Array): Claim | undefined {
     complete: (buf.readUInt32LE(12) & FLAG_COMPLETE) !== 0,
     createdAt,
     generation: Number(buf.readBigUInt64LE(40)),
+    ...(member === 1 || member === 2 ? { mirror: { member, peer: peerAt(buf) } } : {}),
   };
+}
+
+// An empty field is a fact the install did not have (a disk without a WWN): left out.
+function peerAt(buf: Buffer): ClaimMirror["peer"] {
+  const [serial, wwn, path] = [256, 320, 384].map((at) => readText(buf, at));
+  return { ...(serial ? { serial } : {}), ...(wwn ? { wwn } : {}), ...(path ? { path } : {}) };
 }
 
 export type ClaimVerdict =
@@ -130,8 +151,20 @@ export function uuidAt(b: Buffer, at: number): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+/** A mirror member's place as `disks --json` and `inspect --json` show it. */
+export interface ClaimMirrorSummary {
+  readonly member: 1 | 2;
+  readonly of: 2;
+  readonly peer: ClaimMirror["peer"];
+}
+
 /** The claim as `disks --json` and `inspect --json` show it. */
 export function summarizeClaim(claim: Claim) {
+  const mirror: ClaimMirrorSummary | undefined = claim.mirror && {
+    member: claim.mirror.member,
+    of: MIRROR_MEMBERS,
+    peer: { ...claim.mirror.peer },
+  };
   return {
     cluster: claim.cluster,
     machine: claim.machine,
@@ -140,5 +173,6 @@ export function summarizeClaim(claim: Claim) {
     use: claim.use,
     complete: claim.complete,
     createdAt: rfc3339FromSeconds(claim.createdAt),
+    ...(mirror ? { mirror } : {}),
   };
 }
