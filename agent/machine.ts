@@ -15,7 +15,7 @@ import {
 import { parseGpt } from "../formats/gpt.ts";
 import { syncAll, umount } from "../tools/mount.ts";
 import { rebootNow } from "../tools/reboot.ts";
-import { ESP, STATE, UPDATE } from "./state-files.ts";
+import { ESP, PEER_ESP, PEER_STATE, STATE, UPDATE } from "./state-files.ts";
 import type { InitramfsFailure, Slot } from "./types.ts";
 
 const CONSOLES = ["/dev/tty0", "/dev/ttyS0"];
@@ -255,8 +255,9 @@ export class Watchdog {
 export async function rebootCleanly(): Promise<void> {
   // The reset comes whatever fails here: the umount and the reboot write out what they can.
   await syncAll().catch(() => undefined);
-  // A partition that is not mounted (the update medium on most boots) needs no umount.
-  await umount(UPDATE, STATE, ESP).catch(() => undefined);
+  // A partition that is not mounted (the update medium on most boots, a mirror's other disk
+  // on one disk) needs no umount.
+  await umount(UPDATE, PEER_STATE, PEER_ESP, STATE, ESP).catch(() => undefined);
   await rebootNow();
   await new Promise((resolve) => setTimeout(resolve, 60_000));
 }

@@ -48,6 +48,7 @@ import {
   verifiedRoot,
   Watchdog,
 } from "./machine.ts";
+import { MirrorPeer } from "./mirror-peer.ts";
 import {
   bringUpDeclaredNetwork,
   loadDeclaredModules,
@@ -102,6 +103,8 @@ interface Boot {
   readonly trial: boolean;
   readonly entry: Entry | null;
   readonly state: Partition;
+  /** The booted disk's ESP (mounted at ESP). */
+  readonly esp: Partition;
   /** The state partition's mount, started with the ESP's: null once mounted, or why not. */
   readonly stateMount: Promise<Error | null>;
   readonly journal: Partition;
@@ -123,6 +126,7 @@ async function main(): Promise<number> {
   const initramfsFailure = await takeInitramfsFailure();
   const stateMounted = await stateMountedOrHold(boot);
   const identity = await readIdentity();
+  const mirror = await MirrorPeer.open(identity, boot.esp, boot.partitions);
   // Declared modules first, before any driver loads by device; the port wait runs beside
   // the steps below and is awaited before a status is written.
   const drivers = loadNetworkDrivers(identity);
@@ -131,7 +135,12 @@ async function main(): Promise<number> {
   // 1. Crash records.
   const crashes = await collectCrashes(boot.journal, identity.installId, pstoreMounted);
   const base = await statusFacts(boot, crashes.newest, watchdog);
-  const networked = async (): Promise<BootFacts> => ({ ...base, network: await network });
+  // SystemDiskMirrored as it stands when each document is written: a write of the peer may fail on the way.
+  const networked = async (): Promise<BootFacts> => ({
+    ...base,
+    network: await network,
+    ...(mirror && { mirror: mirror.condition() }),
+  });
   let record = (await readRecord()) ?? EMPTY_RECORD;
   if (boot.trial) {
     // 2. The trial's health checks: bless, or reject and reset.
@@ -157,7 +166,7 @@ async function main(): Promise<number> {
 
   // 5. The status document.
   await writeRunningStatus(statusInput, staged.reboot);
-  return completeBoot(boot, watchdog);
+  return completeBoot(boot, watchdog, mirror);
 }
 
 async function releaseVersion(): Promise<string> {
@@ -213,13 +222,14 @@ type BootFacts = Pick<
   | "watchdog"
   | "secureBoot"
   | "network"
+  | "mirror"
 >;
 
 async function statusFacts(
   boot: Boot,
   lastCrash: CrashRecord | null,
   watchdog: Watchdog | undefined,
-): Promise<Omit<BootFacts, "network">> {
+): Promise<Omit<BootFacts, "network" | "mirror">> {
   return {
     now: now(),
     bootId: boot.id,
@@ -317,10 +327,16 @@ async function writeRunningStatus(
 
 // The boot is complete: the watchdog stops, the trial's mark goes, the partitions are
 // written out, and the console says the release is up.
-async function completeBoot(boot: Boot, watchdog: Watchdog | undefined): Promise<number> {
+async function completeBoot(
+  boot: Boot,
+  watchdog: Watchdog | undefined,
+  mirror: MirrorPeer | null,
+): Promise<number> {
   watchdog?.disarm();
   // No mark is no trial to end: nothing to remove.
   await unlink(TRIAL_MARK).catch(() => undefined);
+  // The peer's partitions are written out by their unmount; one that will not unmount is by sync below.
+  await mirror?.close().catch(() => syncAll());
   // One umount for both (a program is a tenth of a second under emulation); an unmount
   // writes its filesystem out, so sync(1) runs only when one stayed mounted.
   await umount(STATE, ESP).catch(() => syncAll());
@@ -415,6 +431,7 @@ async function identify(version: string): Promise<Boot> {
     trial,
     entry: identity.entry,
     state,
+    esp,
     stateMount,
     journal,
     slots: { a, b },

@@ -17,6 +17,9 @@ export const ESP = "/run/liken/esp";
 export const STATE = "/state";
 export const UPDATE = "/run/liken/update";
 export const PSTORE = "/sys/fs/pstore";
+/** The other disk of a mirrored system disk: its ESP and state partition (agent/mirror-peer.ts). */
+export const PEER_ESP = "/run/liken/mirror/esp";
+export const PEER_STATE = "/run/liken/mirror/state";
 /** Marks a trial for the root's init: an agent that dies during a trial makes it reset the machine. */
 export { TRIAL_MARK } from "../formats/boot-interface.ts";
 

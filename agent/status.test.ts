@@ -390,4 +390,25 @@ describe("sanitized messages", () => {
       lastTransitionTime: T0,
     });
   });
+  it("holds seven conditions on one disk, and SystemDiskMirrored eighth on a mirrored machine", () => {
+    expect(machineStatus(input()).conditions.map((c) => c.type)).not.toContain(
+      "SystemDiskMirrored",
+    );
+    expect(machineStatus(input()).conditions).toHaveLength(7);
+    const missing = {
+      status: "False" as const,
+      reason: "MemberMissing",
+      message: "mirror member 2 (serial S122) is missing: the machine runs from member 1 alone",
+    };
+    const first = machineStatus(input({ mirror: missing }));
+    expect(first.conditions).toHaveLength(8);
+    expect(first.conditions[7]).toEqual({
+      type: "SystemDiskMirrored",
+      ...missing,
+      lastTransitionTime: T0,
+    });
+    // Still missing at the next boot: it went False at the first.
+    const again = machineStatus(input({ now: T1, previous: first, mirror: missing }));
+    expect(condition(again, "SystemDiskMirrored").lastTransitionTime).toBe(T0);
+  });
 });

@@ -35,6 +35,8 @@ export interface StatusInput {
   readonly watchdog: string | null;
   readonly secureBoot: SecureBootState | null;
   readonly network: BootNetwork;
+  /** SystemDiskMirrored (agent/mirror-condition.ts); absent on a machine whose system is on one disk. */
+  readonly mirror?: ConditionPart;
 }
 
 /** What the boot's modules, ports and declared network came to (agent/network.ts). */
@@ -80,6 +82,7 @@ export function machineStatus(input: StatusInput): MachineStatus {
     keep({ type: "PortsReady", ...input.network.portsReady }),
     keep({ type: "ModuleParametersApplied", ...input.network.modulesApplied }),
     keep({ type: "NetworkReady", ...input.network.networkReady }),
+    ...(input.mirror ? [keep({ type: "SystemDiskMirrored", ...input.mirror })] : []),
   ];
   return {
     apiVersion: "liken.dev/v1",

@@ -57,6 +57,13 @@ function expectIdentity(text: string): void {
     expect(typeof m.name).toBe("string");
     expect(typeof m.parameters).toBe("string");
   }
+  // A mirror's members each have a place, a path and five PARTUUIDs; never more than two.
+  expect((identity.mirror ?? []).length).toBeLessThanOrEqual(2);
+  for (const m of identity.mirror ?? []) {
+    expect([1, 2]).toContain(m.member);
+    expect(typeof m.path).toBe("string");
+    expect(Object.keys(m.partUuids)).toHaveLength(5);
+  }
   // The network reads whole, or reads as none with the reason.
   const { network, networkError } = identity;
   if (networkError !== null) expect(network).toEqual(NO_NETWORK);

@@ -27,6 +27,21 @@ const NETWORK = {
   nameservers: ["10.0.40.2"],
 };
 
+/** A disk's five PARTUUIDs by GPT name; upper case as another tool might write them. */
+function uuids(disk: string, upper = false): Record<string, string> {
+  const labels = ["liken-esp", "liken-a", "liken-b", "liken-journal", "liken-state"];
+  const uuid = (n: number) => `${disk}abcdef0-0000-4000-8000-00000000000${n}`;
+  return Object.fromEntries(labels.map((l, n) => [l, upper ? uuid(n).toUpperCase() : uuid(n)]));
+}
+
+/** Listed out of order, with a WWN on one and not the other. */
+const MIRROR = {
+  members: [
+    { member: 2, serial: "S2", path: "/dev/vdb", partUuids: uuids("2", true) },
+    { member: 1, serial: "S1", wwn: "0x5000c500a1b2c3d4", path: "/dev/vda", partUuids: uuids("1") },
+  ],
+};
+
 describe("parseBootIdentity", () => {
   it("reads the ports, modules and reboot policy the installer wrote", () => {
     const text = JSON.stringify({
@@ -43,6 +58,9 @@ describe("parseBootIdentity", () => {
       modules: [{ name: "ixgbe", parameters: "allow_unsupported_sfp=1" }],
       network: NETWORK,
       networkError: null,
+      machine: null,
+      mirror: null,
+      mirrorError: null,
     });
   });
 
@@ -54,11 +72,41 @@ describe("parseBootIdentity", () => {
       modules: [],
       network: NO_NETWORK,
       networkError: null,
+      machine: null,
+      mirror: null,
+      mirrorError: null,
     };
     expect(parseBootIdentity(null)).toEqual(defaults);
     expect(parseBootIdentity("{not json")).toEqual(defaults);
     expect(parseBootIdentity(JSON.stringify({ ports: "eno1", modules: [{ name: 1 }] }))).toEqual(
       defaults,
+    );
+  });
+
+  it("reads a mirrored install's two members, their PARTUUIDs in lower case", () => {
+    const read = parseBootIdentity(JSON.stringify({ machine: "leader-1", mirror: MIRROR }));
+    expect(read).toMatchObject({ machine: "leader-1", mirrorError: null });
+    expect(read.mirror).toEqual([
+      { ...MIRROR.members[1], partUuids: uuids("1") },
+      { ...MIRROR.members[0], partUuids: uuids("2") },
+    ]);
+  });
+
+  it("keeps the members that read of a mirror that does not read whole, and says why", () => {
+    const [two, one] = MIRROR.members;
+    const read = (mirror: unknown) => parseBootIdentity(JSON.stringify({ mirror }));
+    expect(read({ members: [one, { ...two, partUuids: { "liken-esp": "x" } }] })).toMatchObject({
+      mirror: [{ member: 1, serial: "S1" }],
+      mirrorError: "mirror.members[1].partUuids has no liken-a",
+    });
+    expect(read({ members: [one, { ...two, member: 1 }] })).toMatchObject({
+      mirror: [{ member: 1 }],
+      mirrorError: "mirror.members names member 1 twice",
+    });
+    expect(read({ members: [one] }).mirrorError).toBe("mirror.members holds 1 members, not 2");
+    expect(read("yes")).toMatchObject({ mirror: [], mirrorError: "mirror.members is not a list" });
+    expect(read({ members: [one, { ...two, member: "2" }] }).mirrorError).toBe(
+      "mirror.members[1].member is not 1 or 2",
     );
   });
 

@@ -11,6 +11,7 @@ import {
   type RouteDeclaration,
   type VlanDeclaration,
 } from "../common/network-declaration.ts";
+import { SYSTEM_LABELS } from "../common/partition-labels.ts";
 import { jsonDocumentText, jsonObjectIn } from "./state-partition.ts";
 
 export interface IdentityModule {
@@ -71,6 +72,12 @@ export interface BootIdentity {
   readonly network: NetworkDeclaration;
   /** Why the network in the file does not read, for the console; null when it reads or is absent. */
   readonly networkError: string | null;
+  /** The machine's name in the manifest; null when absent. */
+  readonly machine: string | null;
+  /** The mirror's members that read whole; null when the system is on one disk. */
+  readonly mirror: readonly IdentityMirrorMember[] | null;
+  /** Why the mirror in the file does not read as its two members; null when it does or is absent. */
+  readonly mirrorError: string | null;
 }
 
 export function parseBootIdentity(text: string | null): BootIdentity {
@@ -92,6 +99,7 @@ export function parseBootIdentity(text: string | null): BootIdentity {
   // meant.
   const network = value.network === undefined ? null : readNetworkDeclaration(value.network);
   const [networkError = null] = network?.errors ?? [];
+  const mirror = value.mirror === undefined ? null : readMirror(value.mirror);
   return {
     installId: typeof value.installId === "string" ? value.installId : null,
     rebootPolicy: value.rebootPolicy === "Automatic" ? "Automatic" : "Manual",
@@ -99,6 +107,51 @@ export function parseBootIdentity(text: string | null): BootIdentity {
     modules: modules.map((m) => ({ name: m.name, parameters: m.parameters })),
     network: network && networkError === null ? network.network : NO_NETWORK,
     networkError,
+    machine: typeof value.machine === "string" ? value.machine : null,
+    mirror: mirror?.members ?? null,
+    mirrorError: mirror?.error ?? null,
+  };
+}
+
+/**
+ * identity.json's `mirror`: the members that read, and why the mirror is not two of them.
+ * A member reads when it has its place, its path and the PARTUUIDs of its five system
+ * partitions (lower case, as the agent reads them from the GPT).
+ */
+function readMirror(v: unknown): { members: IdentityMirrorMember[]; error: string | null } {
+  const listed = isObject(v) && Array.isArray(v.members) ? v.members : null;
+  if (!listed) return { members: [], error: "mirror.members is not a list" };
+  const members: IdentityMirrorMember[] = [];
+  let error: string | null = null;
+  for (const [n, m] of listed.entries()) {
+    const read = readMirrorMember(m, `mirror.members[${n}]`);
+    if (typeof read === "string") error ??= read;
+    else if (members.some((o) => o.member === read.member))
+      error ??= `mirror.members names member ${read.member} twice`;
+    else members.push(read);
+  }
+  if (error === null && members.length !== 2)
+    error = `mirror.members holds ${members.length} members, not 2`;
+  return { members: members.sort((x, y) => x.member - y.member), error };
+}
+
+function readMirrorMember(v: unknown, at: string): Read<IdentityMirrorMember> {
+  if (!isObject(v)) return `${at} is not an object`;
+  if (v.member !== 1 && v.member !== 2) return `${at}.member is not 1 or 2`;
+  if (typeof v.path !== "string") return `${at}.path is not a path`;
+  const uuids = isObject(v.partUuids) ? v.partUuids : {};
+  const partUuids: Record<string, string> = {};
+  for (const label of SYSTEM_LABELS) {
+    const uuid = uuids[label];
+    if (typeof uuid !== "string" || uuid === "") return `${at}.partUuids has no ${label}`;
+    partUuids[label] = uuid.toLowerCase();
+  }
+  return {
+    member: v.member,
+    ...(typeof v.serial === "string" && v.serial !== "" && { serial: v.serial }),
+    ...(typeof v.wwn === "string" && v.wwn !== "" && { wwn: v.wwn }),
+    path: v.path,
+    partUuids,
   };
 }
 

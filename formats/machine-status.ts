@@ -19,7 +19,9 @@ export type ConditionType =
   | "ModuleParametersApplied"
   | "NetworkReady"
   | "Downloading"
-  | "StagingFailed";
+  | "StagingFailed"
+  /** Only on a machine whose system disk is mirrored (identity.json's `mirror`). */
+  | "SystemDiskMirrored";
 export type ConditionStatus = "True" | "False";
 
 export interface Condition {
