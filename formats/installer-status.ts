@@ -16,6 +16,7 @@ export type InstallFailureReason =
   | "NoEligibleDisk"
   | "DiskNotBlank"
   | "DiskNotLiken"
+  | "MirrorMemberMissing"
   | "DiskTooSmall"
   | "SectorSizeUnsupported"
   | "DiskBusy"

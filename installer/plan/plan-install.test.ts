@@ -218,3 +218,47 @@ describe("planInstall", () => {
     });
   });
 });
+
+describe("planInstall, wipe and reinstall of a mirrored machine", () => {
+  const member = (path: string, n: 1 | 2, peer: string) =>
+    liken(path, { mirror: { member: n, of: 2, peer: { serial: peer } } });
+
+  it("erases both members", () => {
+    const p = plan([member("/dev/sda", 1, "S2"), member("/dev/sdb", 2, "S1")], { wipe: true });
+    if (p.kind !== "install") throw new Error(p.kind);
+    expect(p.layout.disks.map((d) => [d.path, d.action])).toEqual([
+      ["/dev/sda", "erase-and-write"],
+      ["/dev/sdb", "erase-and-write"],
+    ]);
+  });
+
+  it("erases the second member with the first when the new layout needs one disk", () => {
+    const p = plan([member("/dev/sda", 1, "S2"), member("/dev/sdb", 2, "S1")], {
+      wipe: true,
+      manifest: { ...manifest, storage: [] },
+    });
+    if (p.kind !== "install") throw new Error(p.kind);
+    expect(p.layout.disks.map((d) => [d.path, d.use, d.action, d.partitions.length])).toEqual([
+      ["/dev/sda", "system", "erase-and-write", 5],
+      ["/dev/sdb", "storage", "erase-and-write", 0],
+    ]);
+  });
+
+  it("refuses when one member is missing, naming it", () => {
+    const p = plan([member("/dev/sda", 1, "S2"), disk("/dev/sdc")], { wipe: true });
+    if (p.kind !== "refused") throw new Error(p.kind);
+    expect(p.failure.reason).toBe("MirrorMemberMissing");
+    expect(p.failure.message).toBe(
+      "wipe and reinstall would erase /dev/sda, mirror member 1 of 2 of mycluster/leader-1, without its other member (serial S2), which is not here",
+    );
+  });
+
+  it("leaves another cluster's lone member to that cluster", () => {
+    const other = liken("/dev/sda", {
+      cluster: "other",
+      mirror: { member: 2, of: 2, peer: { serial: "S9" } },
+    });
+    const p = plan([other, disk("/dev/sdc")], { wipe: true });
+    expect(p.kind).toBe("install");
+  });
+});

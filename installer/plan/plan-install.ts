@@ -70,6 +70,8 @@ export function planInstall(input: InstallPlanInput): InstallPlan {
       considered: [],
     });
   }
+  const alone = input.wipe ? mirrorMemberAlone(input) : undefined;
+  if (alone) return refused(alone);
   const result = planLayout(input);
   if (!result.ok) return refused(result.failure);
   const { layout } = result;
@@ -157,6 +159,36 @@ function findCompleteInstall(input: InstallPlanInput): InstallPlan | undefined {
     hint: `use wipe and reinstall to install ${version}`,
     considered: [],
   });
+}
+
+// A wipe erases both members of a mirror or neither: a member erased alone would leave the
+// other to come back later as a half of an install that is gone.
+function mirrorMemberAlone(input: InstallPlanInput): PlanFailure | undefined {
+  const erasable = (c: Disk["claim"]) =>
+    c !== undefined &&
+    (c.cluster === input.manifest.cluster || (input.wipeClusters ?? []).includes(c.cluster));
+  for (const d of input.disks) {
+    const member = d.claim?.mirror;
+    if (d.verdict !== "liken" || !member || !erasable(d.claim)) continue;
+    const peerHere = input.disks.some(
+      (o) => o !== d && o.claim?.installId === d.claim?.installId && o.claim?.mirror,
+    );
+    if (peerHere) continue;
+    const { cluster, machine } = d.claim as NonNullable<Disk["claim"]>;
+    return {
+      reason: "MirrorMemberMissing",
+      message: `wipe and reinstall would erase ${d.path}, mirror member ${member.member} of 2 of ${cluster}/${machine}, without its other member (${peerWords(member.peer)}), which is not here`,
+      hint: 'attach the other member (and name it too, when naming disks) so that both are erased; if it is lost for good, see "A mirrored machine lost a disk" in docs/troubleshoot.md',
+      considered: [],
+    };
+  }
+  return undefined;
+}
+
+function peerWords(peer: { serial?: string; wwn?: string; path?: string }): string {
+  if (peer.serial) return `serial ${peer.serial}`;
+  if (peer.wwn) return `WWN ${peer.wwn}`;
+  return `${peer.path} at install time`;
 }
 
 function disksChanged(what: string): InstallPlan {

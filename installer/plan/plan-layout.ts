@@ -90,9 +90,14 @@ export function planLayout(input: PlanInput): PlanResult {
   const unplaced = placeRoles(manifest.storage, builders, others, installId, members[1]);
   if (unplaced)
     return roleDoesNotFit(unplaced.role, unplaced.size, builders, [...leftOut, ...picked.tooSmall]);
-  // A disk that could not hold or boot the system, and holds no role, is left out for that.
+  // A disk that could not hold or boot the system, and holds no role, is left out for that;
+  // a mirror's member that a wipe takes is erased with its peer, even when nothing needs it.
   for (const c of others) {
     if (builders.has(c)) continue;
+    if (c.action === "erase-and-write" && c.disk.claim?.mirror) {
+      builders.set(c, new DiskBuilder(c, "storage", installId, builders.size));
+      continue;
+    }
     const notSystem = picked.tooSmall.find((l) => l.disk === c.disk);
     leftOut.push(notSystem ?? { disk: c.disk, cause: { kind: "not-needed" } });
   }

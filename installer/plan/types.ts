@@ -74,6 +74,7 @@ export type PlanFailureReason =
   | "NoEligibleDisk"
   | "DiskNotBlank"
   | "DiskNotLiken"
+  | "MirrorMemberMissing"
   | "DiskTooSmall"
   | "DiskBusy"
   | "DiskChanged"
