@@ -3,6 +3,7 @@
 // with what tells it from its twins, and the disks left out only counted by verdict. The
 // partition tables and each left-out disk with why follow, for whoever scrolls on.
 import { formatSizeShort } from "../common/size.ts";
+import { mirrorPlace } from "../formats/claim-words.ts";
 import type { Verdict } from "../hardware/disks/index.ts";
 import { renderLayout } from "../installer/plan/render.ts";
 import type { Layout, LeftOutDisk, PlannedDisk } from "../installer/plan/types.ts";
@@ -47,8 +48,10 @@ export function layoutText(layout: Layout): string[] {
 /** A written disk: what it becomes, then what tells it from a disk of the same model. */
 function writtenLines(d: PlannedDisk): string[] {
   const roles = d.partitions.flatMap((p) => (p.role ? [p.role] : []));
+  // A member's place as its claim will name it; the other member is the line above or below.
   const what = [
     `${d.use} disk`,
+    ...(d.mirror ? [mirrorPlace(d.mirror)] : []),
     ...(roles.length > 0 ? [`${roles.length === 1 ? "role" : "roles"} ${list(roles)}`] : []),
   ].join(", ");
   const known = [

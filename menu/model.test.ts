@@ -1,6 +1,7 @@
 // The menu's state machine and its screens, without a terminal: every screen, every key
 // path, and that every frame fits the console.
 import { describe, expect, it } from "vitest";
+import type { Disk } from "../hardware/disks/index.ts";
 import { renderDisks } from "../hardware/disks/render.ts";
 import type { Machine } from "../manifest/index.ts";
 import {
@@ -159,6 +160,24 @@ describe("install as", () => {
     expect(text).toContain("Install as leader-1? Nothing is written until you choose Yes.");
     expect(entryLabels(model)).toEqual(["No, back to the menu", "Yes, install as leader-1"]);
     expect(selectedLabel(model)).toBe("No, back to the menu");
+  });
+
+  it("names each member of a mirrored system disk by its place", () => {
+    const machines = SMALL.machines.map((m) =>
+      m.name === "leader-1" ? { ...m, system_disk: { mirror: true } } : m,
+    );
+    const disks = [
+      BLANK[0] as Disk,
+      disk("/dev/sdb", { model: "QEMU HARDDISK", serial: "QM0002" }),
+    ];
+    const data = menuData(disks, { manifest: { ...SMALL, machines } });
+    const text = screenText(play(data, keys("enter")).model);
+    expect(text).toMatch(
+      /\n {2}\/dev\/sda {2}2\.5 GiB {2}system disk, mirror member 1 of 2, .*written from blank\n/,
+    );
+    expect(text).toMatch(
+      /\n {2}\/dev\/sdb {2}2\.5 GiB {2}system disk, mirror member 2 of 2, .*written from blank\n/,
+    );
   });
 
   it("goes back to the menu, on the same entry, with No, Esc or q", () => {
@@ -419,6 +438,46 @@ describe("wipe and reinstall as", () => {
     const other = likenDisk("/dev/sdc", { cluster: "othercluster", machine: "worker-9" });
     const wipe = play(menuData([likenDisk("/dev/sda"), other]), keys("down", "down", "enter"));
     expect(entryLabels(wipe.model)).toEqual(["No, back to the menu", "Yes, erase and reinstall"]);
+  });
+
+  it("names a mirror member it erases, and the disk beside it", () => {
+    const first = likenDisk("/dev/sda", {
+      mirror: { member: 1, of: 2, peer: { serial: "QM0002" } },
+    });
+    const second = {
+      ...likenDisk("/dev/sdb", { mirror: { member: 2, of: 2, peer: { serial: "QM0001" } } }),
+      serial: "QM0002",
+    };
+    const model = play(menuData([first, second]), keys("down", "down", "enter")).model;
+    expect(model.screen.kind).toBe("confirm-wipe");
+    expect(screenText(model)).toContain(
+      "  /dev/sda  2.5 GiB  QEMU HARDDISK QM0001\n    mirror member 1 of 2 of testcluster/leader-1 beside QM0002, release 1.0.0, installed 2025-03-01 10:20 UTC",
+    );
+  });
+
+  it("names another cluster's mirror members when it asks for that cluster's name", () => {
+    const member = (path: string, place: 1 | 2, serial: string, peer: string) => ({
+      ...likenDisk(path, {
+        cluster: "othercluster",
+        machine: "worker-9",
+        mirror: { member: place, of: 2, peer: { serial: peer } },
+      }),
+      serial,
+    });
+    const others = [
+      member("/dev/sdc", 1, "QM0003", "QM0004"),
+      member("/dev/sdd", 2, "QM0004", "QM0003"),
+    ];
+    const wipe = play(menuData(others), keys("down", "down", "enter")).model;
+    const ask = play(wipe, keys("down", "enter")).model;
+    expect(ask.screen.kind).toBe("type-cluster");
+    const text = screenText(ask);
+    expect(text).toContain(
+      "  /dev/sdc  2.5 GiB  mirror member 1 of 2 of othercluster/worker-9 beside QM0004, release 1.0.0, installed 2025-03-01 10:20 UTC",
+    );
+    expect(text).toContain(
+      "  /dev/sdd  2.5 GiB  mirror member 2 of 2 of othercluster/worker-9 beside QM0003, release 1.0.0, installed 2025-03-01 10:20 UTC",
+    );
   });
 
   it("refuses when no disk can be written", () => {

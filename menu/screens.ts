@@ -1,6 +1,7 @@
 // What each screen says: the header, the text, the entries and the help line. Pure: the
 // text is made from the model alone, before it is wrapped to the terminal (layout.ts).
 import { formatSizeShort } from "../common/size.ts";
+import { claimOwnerBeside } from "../formats/claim-words.ts";
 import type { Disk } from "../hardware/disks/index.ts";
 import { renderDisks } from "../hardware/disks/render.ts";
 import { renderPlanFailure } from "../installer/plan/render.ts";
@@ -261,7 +262,7 @@ function erasedText(machine: string, layout: Layout, disks: readonly Disk[]): st
     out.push(`  ${planned.path}  ${formatSizeShort(planned.size)}${who ? `  ${who}` : ""}`);
     out.push(
       claim
-        ? `    the liken install of ${claim.cluster}/${claim.machine}, release ${claim.release}, installed ${utcMinute(claim.createdAt)}${claim.complete ? "" : " (partial)"}`
+        ? `    ${claim.mirror ? "" : "the liken install of "}${claimOwnerBeside(claim)}, release ${claim.release}, installed ${utcMinute(claim.createdAt)}${claim.complete ? "" : " (partial)"}`
         : "    a liken install",
     );
   }
@@ -276,9 +277,12 @@ function typeClusterBody(
   const theirs = disks.filter((d) => d.verdict === "liken" && d.claim?.cluster === screen.cluster);
   return [
     `These disks belong to another cluster, ${screen.cluster}:`,
-    ...theirs.map(
-      (d) =>
-        `  ${d.path}  ${formatSizeShort(d.size)}  ${d.claim?.cluster}/${d.claim?.machine}, release ${d.claim?.release}, installed ${utcMinute(d.claim?.createdAt ?? "")}`,
+    ...theirs.flatMap(({ path, size, claim }) =>
+      claim
+        ? [
+            `  ${path}  ${formatSizeShort(size)}  ${claimOwnerBeside(claim)}, release ${claim.release}, installed ${utcMinute(claim.createdAt)}`,
+          ]
+        : [],
     ),
     "",
     `Wipe and reinstall as ${screen.machine} erases them too only if you type the cluster name, ${screen.cluster}, and press Enter.`,

@@ -39,3 +39,27 @@ it("adds nothing below a table without such disks", () => {
       .split("\n"),
   ).toHaveLength(2);
 });
+
+it("names a liken disk's cluster and machine, and a mirror member's place and the disk beside it", () => {
+  const claim = {
+    cluster: "mycluster",
+    machine: "leader-1",
+    installId: "0b7e8a52-34c1-4b7f-9a55-3f1d2e4c5a6b",
+    release: "1.0.0",
+    use: "system" as const,
+    complete: true,
+    createdAt: "2026-12-01T00:47:25Z",
+  };
+  const mirror = { member: 1 as const, of: 2 as const, peer: { serial: "S4EVNX0N654321" } };
+  const lines = renderDisks([
+    { ...disk("/dev/sda", "liken", ["liken-claim:complete"], "WD-WCC4N1234567"), claim },
+    {
+      ...disk("/dev/sdb", "liken", ["liken-claim:complete"], "S4EVNX0N123456"),
+      claim: { ...claim, mirror },
+    },
+  ]).split("\n");
+  expect(lines[1]).toMatch(/ liken +mycluster\/leader-1 release 1\.0\.0, liken-claim:complete$/);
+  expect(lines[2]).toMatch(
+    / liken +mirror member 1 of 2 of mycluster\/leader-1 beside S4EVNX0N654321 release 1\.0\.0, liken-claim:complete$/,
+  );
+});

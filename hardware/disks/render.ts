@@ -2,6 +2,7 @@
 // alone would leave the reader guessing.
 import { formatSizeShort } from "../../common/size.ts";
 import { renderTable } from "../../common/table.ts";
+import { claimOwnerBeside } from "../../formats/claim-words.ts";
 import type { Disk } from "./types.ts";
 
 export function renderDisks(disks: readonly Disk[]): string {
@@ -13,7 +14,7 @@ export function renderDisks(disks: readonly Disk[]): string {
     d.serial ?? "-",
     d.verdict,
     [
-      ...(d.claim ? [`${d.claim.cluster}/${d.claim.machine} release ${d.claim.release}`] : []),
+      ...(d.claim ? [`${claimOwnerBeside(d.claim)} release ${d.claim.release}`] : []),
       ...d.reasons,
     ].join(", ") || "-",
   ]);

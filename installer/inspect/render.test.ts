@@ -339,3 +339,29 @@ describe("the Network lines", () => {
     );
   });
 });
+
+describe("the claim's line", () => {
+  const first = (i: Inspection) => renderInspection(i).split("\n")[0];
+
+  it("names the disk's use, cluster and machine", () => {
+    expect(first(inspection(null))).toBe(
+      "disk.img  32 GiB  liken system disk of mycluster/leader-1, release 1.0.0, install complete",
+    );
+  });
+
+  it("names a mirror member's place and the disk beside it, by serial, WWN or path", () => {
+    const member = (peer: { serial?: string; wwn?: string; path?: string }) => {
+      const i = inspection(null);
+      return first({ ...i, claim: { ...i.claim, mirror: { member: 2, of: 2, peer } } });
+    };
+    expect(member({ serial: "S4EVNX0N123456", path: "/dev/sda" })).toBe(
+      "disk.img  32 GiB  liken system disk, mirror member 2 of 2 of mycluster/leader-1 beside S4EVNX0N123456, release 1.0.0, install complete",
+    );
+    expect(member({ wwn: "0x5002538e4a8b1234", path: "/dev/sda" })).toContain(
+      "mirror member 2 of 2 of mycluster/leader-1 beside 0x5002538e4a8b1234, release",
+    );
+    expect(member({ path: "/dev/sda" })).toContain(
+      "mirror member 2 of 2 of mycluster/leader-1 beside /dev/sda, release",
+    );
+  });
+});

@@ -2,6 +2,7 @@
 import type { InterfaceDeclaration } from "../../common/network-declaration.ts";
 import { formatSizeShort } from "../../common/size.ts";
 import { renderTable } from "../../common/table.ts";
+import { claimOwnerBeside } from "../../formats/claim-words.ts";
 import { entryState } from "../../formats/entry-name.ts";
 import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
 import type { InstallerStatus } from "../../formats/installer-status.ts";
@@ -40,8 +41,10 @@ export function renderInspection(i: Inspection): string {
 function claimLines(i: Inspection): string[] {
   const c = i.claim;
   const state = c.complete ? "install complete" : "install PARTIAL (run the same install again)";
+  // A mirror member's words name the machine themselves ("mirror member 1 of 2 of ...").
+  const whose = `${c.mirror ? "," : " of"} ${claimOwnerBeside(c)}`;
   return [
-    `${i.path}  ${formatSizeShort(i.size)}  liken ${c.use} disk of ${c.cluster}/${c.machine}, release ${c.release}, ${state}`,
+    `${i.path}  ${formatSizeShort(i.size)}  liken ${c.use} disk${whose}, release ${c.release}, ${state}`,
     `  install ${c.installId} started ${c.createdAt}, ${c.copies} of 2 claim copies valid`,
   ];
 }
