@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { encodeLoadOption, type LoadOption } from "../formats/efi-load-option.ts";
-import { bootName, bootNextInto, EFI_GLOBAL } from "./efi-vars.ts";
+import { bootName, bootNextInto, bootOrderWith, EFI_GLOBAL } from "./efi-vars.ts";
 
 const ESP_UUID = "3A1C4E2B-7D5F-4A6B-9C8D-0E1F2A3B4C5D";
 const mine: LoadOption = {
@@ -103,5 +103,30 @@ describe("BootNext through efivarfs", () => {
     await expect(bootNextInto({ ...request(), efivars: join(dir, "none") })).rejects.toThrow(
       /cannot read the firmware's variables at .*none.*\(boot the stick in UEFI mode/,
     );
+  });
+});
+
+describe("BootOrder through efivarfs", () => {
+  const order = async () => (await readFile(file("BootOrder"))).toString("hex").slice(8);
+
+  it("puts the entries right after the one this boot came from, each once", async () => {
+    await put("BootOrder", Buffer.from([3, 0, 0, 0, 5, 0, 2, 0]));
+    await put("BootCurrent", Buffer.from([0, 0]));
+    expect(await bootOrderWith([5, 7], dir)).toEqual([3, 0, 5, 7, 2]);
+    expect(await order()).toBe("0300000005000700" + "0200");
+  });
+
+  it("appends them when the current boot is not in the order, and leaves an unchanged order unwritten", async () => {
+    await put("BootOrder", Buffer.from([3, 0, 5, 0, 7, 0]));
+    expect(await bootOrderWith([5, 7], dir)).toEqual([3, 5, 7]);
+    const before = await stat(file("BootOrder"));
+    await new Promise((r) => setTimeout(r, 20));
+    await bootOrderWith([5, 7], dir);
+    expect((await stat(file("BootOrder"))).mtimeMs).toBe(before.mtimeMs);
+  });
+
+  it("makes an order when the firmware has none", async () => {
+    expect(await bootOrderWith([1, 2], dir)).toEqual([1, 2]);
+    expect(await order()).toBe("01000200");
   });
 });

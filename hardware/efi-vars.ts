@@ -27,6 +27,15 @@ export interface BootNextRequest {
 
 /** Writes (or reuses) the Boot#### entry and points BootNext at it; returns the entry's number. */
 export async function bootNextInto(request: BootNextRequest): Promise<number> {
+  const number = await bootEntryInto(request);
+  const next = Buffer.alloc(2);
+  next.writeUInt16LE(number);
+  await writeVariable(request.efivars ?? EFIVARS, "BootNext", next);
+  return number;
+}
+
+/** Writes (or reuses) the Boot#### entry; returns its number. */
+export async function bootEntryInto(request: BootNextRequest): Promise<number> {
   const dir = request.efivars ?? EFIVARS;
   const entries = await bootEntries(dir);
   const mine = entries.find((e) => {
@@ -41,10 +50,38 @@ export async function bootNextInto(request: BootNextRequest): Promise<number> {
   if (!mine || !Buffer.from(mine.value).equals(Buffer.from(request.option))) {
     await writeVariable(dir, bootName(number), request.option);
   }
-  const next = Buffer.alloc(2);
-  next.writeUInt16LE(number);
-  await writeVariable(dir, "BootNext", next);
   return number;
+}
+
+/**
+ * Puts the entries `numbers` into BootOrder in that order, right after the entry this boot
+ * came from (BootCurrent: the stick stays where it was), or last when BootCurrent is not in
+ * the order. Each appears once; the other entries keep their order. Unchanged, not written.
+ */
+export async function bootOrderWith(
+  numbers: readonly number[],
+  efivars?: string,
+): Promise<number[]> {
+  const dir = efivars ?? EFIVARS;
+  const before = u16s(await readVariable(dir, "BootOrder"));
+  const [current] = u16s(await readVariable(dir, "BootCurrent"));
+  const rest = before.filter((n) => !numbers.includes(n));
+  const at = current === undefined ? -1 : rest.indexOf(current);
+  const order =
+    at === -1
+      ? [...rest, ...numbers]
+      : [...rest.slice(0, at + 1), ...numbers, ...rest.slice(at + 1)];
+  if (order.join() !== before.join()) {
+    const bytes = Buffer.alloc(order.length * 2);
+    for (const [i, n] of order.entries()) bytes.writeUInt16LE(n, i * 2);
+    await writeVariable(dir, "BootOrder", bytes);
+  }
+  return order;
+}
+
+function u16s(value: Buffer | undefined): number[] {
+  if (!value) return [];
+  return Array.from({ length: Math.floor(value.length / 2) }, (_, i) => value.readUInt16LE(i * 2));
 }
 
 /** `Boot0003`: four upper-case hex digits (UEFI spec 2.10, section 3.1.1). */

@@ -2,6 +2,8 @@
 // loader on the disk's ESP, found by the partition's place and GUID in the disk's GPT, and
 // BootNext naming it. The stick stays first in the boot order, so a later power-on with it
 // still in boots the stick again, which then decides (installer/unattended/install-once.ts).
+// A mirror's two members each get an entry, and both go into the boot order right after the
+// stick, so the firmware boots the second when the first is gone.
 import { constants, open } from "node:fs/promises";
 import { LikenError } from "../common/errors.ts";
 import { partitionLabel } from "../common/partition-labels.ts";
@@ -9,33 +11,46 @@ import { MIB } from "../common/size.ts";
 import { encodeLoadOption } from "../formats/efi-load-option.ts";
 import { parseGpt } from "../formats/gpt.ts";
 import { PARTITION_TYPES } from "../formats/gpt-types.ts";
-import { bootNextInto } from "../hardware/efi-vars.ts";
+import { bootEntryInto, bootNextInto, bootOrderWith } from "../hardware/efi-vars.ts";
 import { ESP_LOADER } from "./esp.ts";
 
 export interface BootNextTarget {
   /** The system disk (a block device; an image file in tests). */
   readonly path: string;
+  /** The second member of a mirrored system disk. */
+  readonly mirrorPeer?: string;
   readonly cluster: string;
   readonly machine: string;
   /** The efivarfs mount; tests give a folder. */
   readonly efivars?: string;
 }
 
-/** The boot entry's number (Boot####) that BootNext now names. */
-export async function bootDiskNext(target: BootNextTarget): Promise<number> {
-  const esp = await readEsp(target.path);
-  const description = `liken ${target.cluster}/${target.machine}`;
+/** The boot entries' numbers (Boot####): BootNext names the first. */
+export async function bootDiskNext(target: BootNextTarget): Promise<number[]> {
+  const efivars = target.efivars ? { efivars: target.efivars } : {};
+  const name = `liken ${target.cluster}/${target.machine}`;
+  if (!target.mirrorPeer)
+    return [await bootNextInto({ ...(await entryFor(target.path, name)), ...efivars })];
+  const first = await bootNextInto({
+    ...(await entryFor(target.path, `${name} (mirror 1 of 2)`)),
+    ...efivars,
+  });
+  const second = await bootEntryInto({
+    ...(await entryFor(target.mirrorPeer, `${name} (mirror 2 of 2)`)),
+    ...efivars,
+  });
+  await bootOrderWith([first, second], target.efivars);
+  return [first, second];
+}
+
+async function entryFor(path: string, description: string) {
+  const esp = await readEsp(path);
   const option = encodeLoadOption({
     description,
     partition: esp,
     path: `\\${ESP_LOADER.replaceAll("/", "\\")}`,
   });
-  return bootNextInto({
-    option,
-    description,
-    partitionUuid: esp.uuid,
-    ...(target.efivars ? { efivars: target.efivars } : {}),
-  });
+  return { option, description, partitionUuid: esp.uuid };
 }
 
 async function readEsp(path: string) {

@@ -18,6 +18,7 @@ import { bootName } from "../../hardware/efi-vars.ts";
 import type { Manifest } from "../../manifest/types.ts";
 import { bootDiskNext } from "../boot-next.ts";
 import { type InstallEvent, install } from "../install.ts";
+import type { PlannedDisk } from "../plan/types.ts";
 
 export interface InstallOnceRequest {
   readonly manifest: Manifest;
@@ -73,7 +74,12 @@ export async function installOnce(request: InstallOnceRequest): Promise<InstallO
     say(
       `liken-stick: this machine already holds install ${installId} (${machine}) from this stick; nothing written; ${next}`,
     );
-    const bootEntry = await bootNext(request, { path: recorded.path, cluster, machine });
+    const bootEntry = await bootNext(request, {
+      path: recorded.path,
+      ...peerOf(recorded, disks),
+      cluster,
+      machine,
+    });
     return { result: "recorded", installId, machine, disk: recorded.path, bootEntry };
   }
 
@@ -92,12 +98,16 @@ export async function installOnce(request: InstallOnceRequest): Promise<InstallO
     say(
       `liken-stick: ${path} already holds ${request.machine} with release ${request.manifest.release.version}, not installed by this stick; nothing written; ${next}`,
     );
-    const bootEntry = await bootNext(request, { path, ...target });
+    const bootEntry = await bootNext(request, { path, ...peerOf(outcome.disk, disks), ...target });
     return { result: "already-installed", disk: path, bootEntry };
   }
-  const system = outcome.layout.disks[0]!;
+  const [system, peer] = outcome.layout.disks.filter((d) => d.use === "system") as [
+    PlannedDisk,
+    PlannedDisk | undefined,
+  ];
   const { installId } = outcome.layout;
-  say(`liken-stick: installed as ${request.machine} on ${system.path}, install ${installId}`);
+  const on = peer ? `${system.path} and ${peer.path} (mirrored)` : system.path;
+  say(`liken-stick: installed as ${request.machine} on ${on}, install ${installId}`);
   await writeRecord(
     request.recordFile,
     withInstall(record, {
@@ -110,20 +120,39 @@ export async function installOnce(request: InstallOnceRequest): Promise<InstallO
     }),
   );
   say(`liken-stick: recorded install ${installId} in ${request.recordFile}`);
-  const bootEntry = await bootNext(request, { path: system.path, ...target });
+  const bootEntry = await bootNext(request, {
+    path: system.path,
+    ...(peer ? { mirrorPeer: peer.path } : {}),
+    ...target,
+  });
   return { result: "installed", installId, disk: system.path, bootEntry };
 }
 
 async function bootNext(
   request: InstallOnceRequest,
-  target: { path: string; cluster: string; machine: string },
+  target: { path: string; mirrorPeer?: string; cluster: string; machine: string },
 ): Promise<number> {
-  const number = await bootDiskNext({
+  const [number, second] = await bootDiskNext({
     ...target,
     ...(request.efivars ? { efivars: request.efivars } : {}),
   });
-  request.say(`liken-stick: the firmware boots ${target.path} next (${bootName(number)})`);
-  return number;
+  const also =
+    target.mirrorPeer && second !== undefined
+      ? `, then ${target.mirrorPeer} (${bootName(second)}) when it cannot`
+      : "";
+  request.say(
+    `liken-stick: the firmware boots ${target.path} next (${bootName(number as number)})${also}`,
+  );
+  return number as number;
+}
+
+// The other member of the mirror `disk` belongs to, when it is here.
+function peerOf(disk: Disk, disks: readonly Disk[]): { mirrorPeer?: string } {
+  if (!disk.claim?.mirror) return {};
+  const peer = disks.find(
+    (d) => d !== disk && d.claim?.installId === disk.claim?.installId && d.claim?.mirror,
+  );
+  return peer ? { mirrorPeer: peer.path } : {};
 }
 
 async function readRecord(file: string): Promise<StickRecord> {
