@@ -4,6 +4,7 @@ import type { Disk } from "../../hardware/disks/types.ts";
 import type { Manifest } from "../../manifest/types.ts";
 import { plannerDisk as disk } from "../../test/fixtures/disks.ts";
 import { planLayout } from "./plan-layout.ts";
+import { renderLayout } from "./render.ts";
 import type { Layout } from "./types.ts";
 
 const MIB = 1024 * 1024;
@@ -78,6 +79,20 @@ describe("planLayout with a mirrored system disk", () => {
       "liken-local-volumes",
     ]);
     expect(two?.free).toBeGreaterThan(50 * GIB);
+  });
+
+  it("shows both members in the plan people read", () => {
+    const text = renderLayout(
+      layoutOf(plan([samsung("/dev/sda", "S1"), samsung("/dev/sdb", "S2")])),
+    );
+    expect(text).toContain(
+      "/dev/sda  64 GiB  SAMSUNG MZ7L3480 S1  system disk, mirror member 1 of 2, written from blank",
+    );
+    expect(text).toContain(
+      "/dev/sdb  64 GiB  SAMSUNG MZ7L3480 S2  system disk, mirror member 2 of 2, written from blank",
+    );
+    // The second member keeps its rest free.
+    expect(text).toContain("[EAABBJS.........................................................]");
   });
 
   it("names a member without serial or WWN by its path", () => {

@@ -29,7 +29,8 @@ export function renderPlanFailure(f: PlanFailure): string {
 
 function renderDisk(d: PlannedDisk): string[] {
   const who = [d.model, d.serial].filter(Boolean).join(" ");
-  const title = `${d.path}  ${formatSizeShort(d.size)}${who ? `  ${who}` : ""}  ${d.use} disk, ${ACTIONS[d.action]}`;
+  const use = d.mirror ? `system disk, mirror member ${d.mirror.member} of 2` : `${d.use} disk`;
+  const title = `${d.path}  ${formatSizeShort(d.size)}${who ? `  ${who}` : ""}  ${use}, ${ACTIONS[d.action]}`;
   const rows = d.partitions.map((p) => [
     String(p.number),
     p.label,
