@@ -126,6 +126,16 @@ describe("planLayout with a mirrored system disk", () => {
     ]);
   });
 
+  it("does not take a disk whose driver the release lacks as a member", () => {
+    const result = plan([
+      samsung("/dev/sda", "S1"),
+      samsung("/dev/sdb", "S2", { verdict: "unsupported", reasons: ["missing-driver:mpt3sas"] }),
+    ]);
+    expect(result.ok || result.failure.considered.map((c) => `${c.path}: ${c.why}`)).toEqual([
+      "/dev/sdb: needs a driver the release cannot load at boot (missing-driver:mpt3sas)",
+    ]);
+  });
+
   it("leaves a member that cannot boot out, and takes the next", () => {
     const layout = layoutOf(
       plan([
