@@ -1,8 +1,17 @@
 // The boot agent's view of the mounted ESP: the entries in loader/entries and each slot's
 // kernel, initrd and release.toml. Files are written under a temporary name and renamed,
 // and the directory is synced, so an entry is either there whole or not there.
-import { copyFile, mkdir, open, readdir, rename, unlink, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import {
+  copyFile,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  unlink,
+  writeFile,
+} from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { entryText, SLOT_UKI, type SlotRoot, slotDir } from "../formats/boot-entries.ts";
 import { parseEntryName } from "../formats/entry-name.ts";
 import { RELEASE_UKI, type ReleaseInfo, requireRelease } from "../formats/release.ts";
@@ -10,6 +19,12 @@ import type { EntryAction } from "./boot-plan.ts";
 import type { Entry, Slot } from "./types.ts";
 
 const ENTRIES = "loader/entries";
+/**
+ * A mirrored machine's generation on each ESP (docs/design.md section 5): a decimal number,
+ * bumped on both by every set of the agent's writes; absent on one disk, and until the
+ * agent's first write on a mirror.
+ */
+const MIRROR_GENERATION = "liken/mirror-generation";
 
 export async function listEntries(esp: string): Promise<Entry[]> {
   // No entries folder is an ESP without entries: identifyBoot says what that means.
@@ -48,6 +63,43 @@ export async function applyEntryActions(
     }
     await syncDir(join(esp, ENTRIES));
   }
+}
+
+/** Each entry's text by file name: what the mirror copies to the other disk. */
+export async function entryTexts(esp: string): Promise<Record<string, string>> {
+  const texts: Record<string, string> = {};
+  for (const e of await listEntries(esp))
+    texts[e.fileName] = await readFile(join(esp, ENTRIES, e.fileName), "utf8");
+  return texts;
+}
+
+/** An entry written whole from its text (the other disk's, with this disk's PARTUUIDs). */
+export async function writeEntryFile(esp: string, fileName: string, text: string): Promise<void> {
+  await writeEspFile(join(ENTRIES, fileName), esp, text);
+}
+
+/** A slot's release.toml on the ESP; null when the slot holds no release. */
+export async function slotReleaseText(esp: string, slot: Slot): Promise<string | null> {
+  // No release.toml is a slot that holds no release (never written, or forgotten).
+  return readFile(join(esp, slotDir(slot), "release.toml"), "utf8").catch(() => null);
+}
+
+/** The mirror's generation on this ESP; 0 when there is none or it is not a number. */
+export async function readMirrorGeneration(esp: string): Promise<number> {
+  // No file is generation 0: as the installer leaves a mirror's two ESPs.
+  const text = await readFile(join(esp, MIRROR_GENERATION), "utf8").catch(() => "");
+  return /^\d{1,15}\n?$/.test(text) ? Number(text.trim()) : 0;
+}
+
+export async function writeMirrorGeneration(esp: string, generation: number): Promise<void> {
+  await writeEspFile(MIRROR_GENERATION, esp, `${generation}\n`);
+}
+
+async function writeEspFile(path: string, esp: string, text: string): Promise<void> {
+  const full = join(esp, path);
+  await mkdir(dirname(full), { recursive: true });
+  await replaceFile(full, text);
+  await syncDir(dirname(full));
 }
 
 async function slotRoot(

@@ -49,6 +49,7 @@ import {
   Watchdog,
 } from "./machine.ts";
 import { MirrorPeer } from "./mirror-peer.ts";
+import { keepInStep } from "./mirror-sync.ts";
 import {
   bringUpDeclaredNetwork,
   loadDeclaredModules,
@@ -127,6 +128,9 @@ async function main(): Promise<number> {
   const stateMounted = await stateMountedOrHold(boot);
   const identity = await readIdentity();
   const mirror = await MirrorPeer.open(identity, boot.esp, boot.partitions);
+  // A mirror's two disks made equal before the trial, and after each set of writes below.
+  const inStep = () => keepInStep(mirror, { esp: ESP, state: STATE, slots: boot.slots }, boot.slot);
+  if ((await inStep()) === "reboot") return rebootIntoNewerMember(watchdog);
   // Declared modules first, before any driver loads by device; the port wait runs beside
   // the steps below and is awaited before a status is written.
   const drivers = loadNetworkDrivers(identity);
@@ -145,7 +149,8 @@ async function main(): Promise<number> {
   if (boot.trial) {
     // 2. The trial's health checks: bless, or reject and reset.
     const assessed = await assessTrial(boot, record, stateMounted);
-    if (!assessed.healthy) return failTrial(boot, assessed, await networked(), stateMounted);
+    if (!assessed.healthy)
+      return failTrial(boot, assessed, await networked(), stateMounted, inStep);
     record = assessed.record;
   } else {
     // 3. A rejected trial's bookkeeping.
@@ -154,6 +159,7 @@ async function main(): Promise<number> {
 
   // 4. Staging, then a reboot into the staged release when it need not wait.
   const staged = await stageSpecRelease(boot, record, identity, drivers);
+  await inStep();
   const statusInput: StatusInput = {
     ...(await networked()),
     now: now(),
@@ -162,10 +168,11 @@ async function main(): Promise<number> {
     ...staged.status,
   };
   if (staged.reboot && (staged.rebootNow || identity.rebootPolicy === "Automatic"))
-    return rebootIntoStaged(statusInput, staged.reboot, watchdog);
+    return rebootIntoStaged(statusInput, staged.reboot, watchdog, inStep);
 
   // 5. The status document.
   await writeRunningStatus(statusInput, staged.reboot);
+  await inStep();
   return completeBoot(boot, watchdog, mirror);
 }
 
@@ -251,6 +258,7 @@ async function failTrial(
   assessed: Extract<Assessed, { healthy: false }>,
   facts: BootFacts,
   stateMounted: boolean,
+  inStep: () => Promise<unknown>,
 ): Promise<number> {
   await writeStatus(
     machineStatus({
@@ -261,6 +269,7 @@ async function failTrial(
     }),
     stateMounted,
   );
+  await inStep();
   step(`trial of ${boot.version} failed: ${assessed.message}`);
   step(
     `the machine returns to slot ${otherSlot(boot.slot)}: resetting in ${FAILED_TRIAL_HOLD_MS / 1000} s`,
@@ -302,10 +311,20 @@ async function rebootIntoStaged(
   statusInput: StatusInput,
   reboot: NonNullable<Staged["reboot"]>,
   watchdog: Watchdog | undefined,
+  inStep: () => Promise<unknown>,
 ): Promise<number> {
   await writeStatus(machineStatus({ ...statusInput, phase: "Rebooting" }), true);
+  await inStep();
   watchdog?.disarm();
   step(`rebooting into ${reboot.version} (slot ${reboot.slot}) for its one trial boot`);
+  await rebootCleanly();
+  return HOLD;
+}
+
+// The other disk of the mirror ran while this one was gone, and this one now holds what it
+// did: the machine runs that (docs/design.md section 5).
+async function rebootIntoNewerMember(watchdog: Watchdog | undefined): Promise<number> {
+  watchdog?.disarm();
   await rebootCleanly();
   return HOLD;
 }

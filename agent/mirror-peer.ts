@@ -19,6 +19,13 @@ import {
 import { PEER_ESP, PEER_STATE } from "./state-files.ts";
 import type { Slot } from "./types.ts";
 
+/** One disk of the mirror as the agent writes it: its ESP and state partition mounted, its slots. */
+export interface MirrorDisk {
+  readonly esp: string;
+  readonly state: string;
+  readonly slots: Readonly<Record<Slot, Partition>>;
+}
+
 export class MirrorPeer {
   /** The peer's failure, once one read or write of it failed; it is not written again at this boot. */
   #failure: string | null = null;
@@ -84,11 +91,20 @@ export class MirrorPeer {
     return this.#mounted && this.#failure === null;
   }
 
-  /** The peer's slot partitions (only when usable). */
-  slot(slot: Slot): Partition {
-    const p = this.partitions.get(partitionLabel(slot));
-    if (!p) throw new Error(`the mirror's other disk has no slot ${slot}`);
-    return p;
+  /** The peer as the agent writes it (only when usable: its partitions are all found). */
+  disk(): MirrorDisk {
+    const slot = (s: Slot) => {
+      const p = this.partitions.get(partitionLabel(s));
+      if (!p) throw new Error(`the mirror's other disk has no slot ${s}`);
+      return p;
+    };
+    return { esp: PEER_ESP, state: PEER_STATE, slots: { a: slot("a"), b: slot("b") } };
+  }
+
+  /** The two members' places: which this boot came from, which is the peer; null when unknown. */
+  get places(): { readonly booted: 1 | 2; readonly peer: 1 | 2 } | null {
+    if (typeof this.members === "string") return null;
+    return { booted: this.members.booted.member, peer: this.members.peer.member };
   }
 
   /** A read or write of the peer failed: said once, and the peer is left alone for this boot. */

@@ -8,6 +8,7 @@ import { mkdir, readFile, rm } from "node:fs/promises";
 import { firstLine } from "../../common/errors.ts";
 import { BOOT_ROOT } from "../../formats/boot-interface.ts";
 import { mount, umount } from "../../tools/mount.ts";
+import { readMirrorGeneration, writeMirrorGeneration } from "../esp.ts";
 import {
   bootDisk,
   kernelCommandLine,
@@ -58,11 +59,14 @@ export async function runWatch(): Promise<number> {
   // empty (the host's debugfs, which inspect reads with, does not replay one).
   await mount(state.device, STATE, "ext4", ["ro"]);
   await mount(esp.device, ESP, "vfat", ["ro"]);
-  const writing = writable([
-    { device: state.device, at: STATE, type: "ext4" },
-    { device: esp.device, at: ESP, type: "vfat" },
-  ]);
   const identity = await readIdentity();
+  const writing = writable(
+    [
+      { device: state.device, at: STATE, type: "ext4" },
+      { device: esp.device, at: ESP, type: "vfat" },
+    ],
+    identity.mirror !== null,
+  );
   const system = all.filter((p) => p.disk === esp.disk);
   const machine = {
     slot: status.slot,
@@ -143,6 +147,7 @@ type Writing = <T>(write: () => Promise<T>) => Promise<T>;
 // its download's end may both write.
 function writable(
   targets: readonly { readonly device: string; readonly at: string; readonly type: string }[],
+  mirrored: boolean,
 ): Writing {
   let queue: Promise<unknown> = Promise.resolve();
   const remount = async (mode: "rw" | "ro") => {
@@ -153,7 +158,11 @@ function writable(
       try {
         // Inside the try: a second target that will not go read-write leaves the first read-only again.
         await remount("rw");
-        return await write();
+        const result = await write();
+        // The watch writes the booted disk of a mirror only: its generation goes up, so the
+        // next boot, from either disk, carries these writes to the other (agent/mirror-sync.ts).
+        if (mirrored) await bumpGeneration();
+        return result;
       } finally {
         await remount("ro");
       }
@@ -163,6 +172,12 @@ function writable(
     queue = result.catch(() => undefined);
     return result;
   };
+}
+
+async function bumpGeneration(): Promise<void> {
+  const next = (await readMirrorGeneration(ESP)) + 1;
+  // A generation that will not go up leaves the writes to be judged equal: not a failed write.
+  await writeMirrorGeneration(ESP, next).catch(() => undefined);
 }
 
 // The booted slot's partition, as the boot agent found it (agent/main.ts identify).
