@@ -28,10 +28,15 @@ export interface BootNextRequest {
 /** Writes (or reuses) the Boot#### entry and points BootNext at it; returns the entry's number. */
 export async function bootNextInto(request: BootNextRequest): Promise<number> {
   const number = await bootEntryInto(request);
+  await setBootNext(number, request.efivars);
+  return number;
+}
+
+/** Points BootNext at the entry `number`. */
+export async function setBootNext(number: number, efivars?: string): Promise<void> {
   const next = Buffer.alloc(2);
   next.writeUInt16LE(number);
-  await writeVariable(request.efivars ?? EFIVARS, "BootNext", next);
-  return number;
+  await writeVariable(efivars ?? EFIVARS, "BootNext", next);
 }
 
 /** Writes (or reuses) the Boot#### entry; returns its number. */

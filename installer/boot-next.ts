@@ -11,7 +11,7 @@ import { MIB } from "../common/size.ts";
 import { encodeLoadOption } from "../formats/efi-load-option.ts";
 import { parseGpt } from "../formats/gpt.ts";
 import { PARTITION_TYPES } from "../formats/gpt-types.ts";
-import { bootEntryInto, bootNextInto, bootOrderWith } from "../hardware/efi-vars.ts";
+import { bootEntryInto, bootNextInto, bootOrderWith, setBootNext } from "../hardware/efi-vars.ts";
 import { ESP_LOADER } from "./esp.ts";
 
 export interface BootNextTarget {
@@ -31,16 +31,29 @@ export async function bootDiskNext(target: BootNextTarget): Promise<number[]> {
   const name = `liken ${target.cluster}/${target.machine}`;
   if (!target.mirrorPeer)
     return [await bootNextInto({ ...(await entryFor(target.path, name)), ...efivars })];
-  const first = await bootNextInto({
-    ...(await entryFor(target.path, `${name} (mirror 1 of 2)`)),
-    ...efivars,
-  });
-  const second = await bootEntryInto({
-    ...(await entryFor(target.mirrorPeer, `${name} (mirror 2 of 2)`)),
-    ...efivars,
-  });
-  await bootOrderWith([first, second], target.efivars);
-  return [first, second];
+  const numbers = await bootMirror({ ...target, members: [target.path, target.mirrorPeer] });
+  await setBootNext(numbers[0] as number, target.efivars);
+  return numbers;
+}
+
+/**
+ * An entry for each member of a mirror, both in the boot order (right after the stick) in
+ * member order; BootNext is left alone. Returns the entries' numbers.
+ */
+export async function bootMirror(target: {
+  readonly members: readonly [string, string];
+  readonly cluster: string;
+  readonly machine: string;
+  readonly efivars?: string;
+}): Promise<number[]> {
+  const efivars = target.efivars ? { efivars: target.efivars } : {};
+  const numbers: number[] = [];
+  for (const [i, path] of target.members.entries()) {
+    const description = `liken ${target.cluster}/${target.machine} (mirror ${i + 1} of 2)`;
+    numbers.push(await bootEntryInto({ ...(await entryFor(path, description)), ...efivars }));
+  }
+  await bootOrderWith(numbers, target.efivars);
+  return numbers;
 }
 
 async function entryFor(path: string, description: string) {

@@ -12,7 +12,6 @@ import { LikenError } from "../common/errors.ts";
 import { MIB } from "../common/size.ts";
 import { CLAIM_HEAD_OFFSET, claimTailOffset, encodeClaim } from "../formats/claim.ts";
 import { parseGpt } from "../formats/gpt.ts";
-import { encodeGpt } from "../formats/gpt-encode.ts";
 import type { IdentityMirrorMember } from "../formats/identity.ts";
 import {
   type InstallerStatus,
@@ -26,11 +25,11 @@ import { hashRegion, writeImage, zeroRegion } from "../formats/write-image.ts";
 import { type Disk, inventoryDisks, type MissingDrivers } from "../hardware/disks/index.ts";
 import { missingDriversOf } from "../hardware/missing-drivers.ts";
 import type { Manifest } from "../manifest/types.ts";
-import { writeGpt } from "../tools/sfdisk.ts";
 import { readBootId } from "./boot-id.ts";
 import { eraseDisk } from "./erase.ts";
 import { buildEsp } from "./esp.ts";
 import { type DiskHandle, installsWriting, lockDisk } from "./lock.ts";
+import { writeTable } from "./partition-table.ts";
 import { plannedDiskDrift } from "./plan/disk-drift.ts";
 import { type InstallClaim, type InstallPlan, planInstall } from "./plan/plan-install.ts";
 import type { Layout, PlannedDisk, PlannedPartition } from "./plan/types.ts";
@@ -430,8 +429,6 @@ class InstallRun {
 
   private async partition(): Promise<void> {
     for (const planned of this.plannedDisks()) {
-      const { file } = this.handle(planned.path);
-      await file.sync();
       const entries = planned.partitions.map((p) => ({
         start: p.start,
         size: p.size,
@@ -439,23 +436,7 @@ class InstallRun {
         uuid: p.partUuid,
         name: p.label,
       }));
-      // sfdisk 2.38 lays out a file in 512-byte sectors only (formats/gpt-encode.ts).
-      if (planned.kind === "file" && planned.sectorSize !== 512) {
-        const gpt = encodeGpt({
-          diskSize: planned.size,
-          sectorSize: planned.sectorSize,
-          diskGuid: planned.tableId,
-          entries,
-        });
-        await file.write(gpt.head, 0, gpt.head.length, 0);
-        await file.write(gpt.tail, 0, gpt.tail.length, gpt.tailOffset);
-        await file.sync();
-      } else
-        await writeGpt(planned.path, {
-          id: planned.tableId,
-          sectorSize: planned.sectorSize,
-          entries,
-        });
+      await writeTable(this.handle(planned.path).file, planned, entries);
     }
   }
 

@@ -12,8 +12,8 @@ const STEPS = {
   "hwreport/report.ts:buildReport": "the report: read the machine, judge disks and NICs, plan",
   "menu/app.ts:runMenu": "the menu: read the machine, then a MenuRun paints and dispatches",
   "installer/plan/plan-layout.ts:planLayout": "the planner: judge, pool, system disk, roles",
-  "installer/plan/plan-layout.ts:pickSystemDisk":
-    "the system disk: resumed, selected, the first that holds and boots it, or why none",
+  "installer/plan/plan-layout.ts:pickSystemDisks":
+    "the system disk (or a mirror's two): resumed, selected, the first that hold and boot it, or why none",
   "installer/unattended/run.ts:runUnattended":
     "the stick's unattended flow: the machine, the install, the disks, the report",
   "testing/qemu/args.ts:qemuArgs": "a test machine's QEMU command line, one part per device",

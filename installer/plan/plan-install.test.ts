@@ -249,7 +249,7 @@ describe("planInstall, wipe and reinstall of a mirrored machine", () => {
     if (p.kind !== "refused") throw new Error(p.kind);
     expect(p.failure.reason).toBe("MirrorMemberMissing");
     expect(p.failure.message).toBe(
-      "wipe and reinstall would erase /dev/sda, mirror member 1 of 2 of mycluster/leader-1, without its other member (serial S2), which is not here",
+      "wipe and reinstall would erase /dev/sda, mirror member 1 of 2 of mycluster/leader-1, without its other member (S2), which is not here",
     );
   });
 

@@ -4,6 +4,7 @@
 // every disk gets, and the steps that write it. The one planner: `install` runs what this
 // returns and nothing else, and `plan`, the menu and the hardware report show it.
 import type { Claim } from "../../formats/claim.ts";
+import { claimOwner } from "../../formats/claim-words.ts";
 import type { Disk } from "../../hardware/disks/types.ts";
 import { installSteps, type PlannedStep } from "../steps.ts";
 import { confirmedDisksDrift, confirmedPlanDrift } from "./confirmed.ts";
@@ -174,21 +175,15 @@ function mirrorMemberAlone(input: InstallPlanInput): PlanFailure | undefined {
       (o) => o !== d && o.claim?.installId === d.claim?.installId && o.claim?.mirror,
     );
     if (peerHere) continue;
-    const { cluster, machine } = d.claim as NonNullable<Disk["claim"]>;
+    const other = member.peer.serial ?? member.peer.wwn ?? `${member.peer.path} at install time`;
     return {
       reason: "MirrorMemberMissing",
-      message: `wipe and reinstall would erase ${d.path}, mirror member ${member.member} of 2 of ${cluster}/${machine}, without its other member (${peerWords(member.peer)}), which is not here`,
+      message: `wipe and reinstall would erase ${d.path}, ${claimOwner(d.claim as NonNullable<Disk["claim"]>)}, without its other member (${other}), which is not here`,
       hint: 'attach the other member (and name it too, when naming disks) so that both are erased; if it is lost for good, see "A mirrored machine lost a disk" in docs/troubleshoot.md',
       considered: [],
     };
   }
   return undefined;
-}
-
-function peerWords(peer: { serial?: string; wwn?: string; path?: string }): string {
-  if (peer.serial) return `serial ${peer.serial}`;
-  if (peer.wwn) return `WWN ${peer.wwn}`;
-  return `${peer.path} at install time`;
 }
 
 function disksChanged(what: string): InstallPlan {

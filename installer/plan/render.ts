@@ -2,6 +2,7 @@
 import { nameOfLabel, SYSTEM_LABELS } from "../../common/partition-labels.ts";
 import { formatSizeShort } from "../../common/size.ts";
 import { renderTable } from "../../common/table.ts";
+import { mirrorPlace } from "../../formats/claim-words.ts";
 import type { Layout, LeftOutDisk, PlanFailure, PlannedDisk } from "./types.ts";
 
 const BAR_WIDTH = 64;
@@ -29,7 +30,7 @@ export function renderPlanFailure(f: PlanFailure): string {
 
 function renderDisk(d: PlannedDisk): string[] {
   const who = [d.model, d.serial].filter(Boolean).join(" ");
-  const use = d.mirror ? `system disk, mirror member ${d.mirror.member} of 2` : `${d.use} disk`;
+  const use = d.mirror ? `system disk, ${mirrorPlace(d.mirror)}` : `${d.use} disk`;
   const title = `${d.path}  ${formatSizeShort(d.size)}${who ? `  ${who}` : ""}  ${use}, ${ACTIONS[d.action]}`;
   const rows = d.partitions.map((p) => [
     String(p.number),
