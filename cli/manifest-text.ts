@@ -51,7 +51,8 @@ function machineLines(machine: Machine): string[] {
     );
   if (machine.system_disk) {
     const parts = Object.entries(machine.system_disk).map(
-      ([k, v]) => `${k} = ${typeof v === "number" ? size(v) : q(String(v))}`,
+      ([k, v]) =>
+        `${k} = ${typeof v === "number" ? size(v) : typeof v === "boolean" ? String(v) : q(String(v))}`,
     );
     lines.push(`system_disk = { ${parts.join(", ")} }`);
   }

@@ -13,6 +13,7 @@ import { menuVerb } from "./verbs/menu.ts";
 import { netbootVerb } from "./verbs/netboot.ts";
 import { plan } from "./verbs/plan.ts";
 import { releaseVerb } from "./verbs/release.ts";
+import { repairVerb } from "./verbs/repair.ts";
 import { unattendedVerb } from "./verbs/unattended.ts";
 
 export const VERBS: readonly Verb[] = [
@@ -21,6 +22,7 @@ export const VERBS: readonly Verb[] = [
   plan,
   installVerb,
   unattendedVerb,
+  repairVerb,
   menuVerb,
   inspectVerb,
   hwreportVerb,

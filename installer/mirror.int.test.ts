@@ -3,6 +3,7 @@
 // own slot; a third disk that holds data is left byte for byte; both members go into the
 // boot order; a wipe erases both, and refuses, writing nothing, when one is not named.
 import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,10 +34,11 @@ async function blankFile(name: string, size = 2560 * MIB): Promise<string> {
   return file;
 }
 
-const sha256 = async (file: string) =>
-  createHash("sha256")
-    .update(await readFile(file))
-    .digest("hex");
+async function sha256(file: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
 const written = async (file: string) => (await stat(file)).mtimeMs;
 const inspect = async (file: string) => JSON.parse((await cli(["inspect", "--json", file])).stdout);
 
@@ -163,4 +165,69 @@ describe("a mirrored system disk", () => {
     expect(b.claim.installId).toBe(a.claim.installId);
     expect([a.claim.mirror.member, b.claim.mirror.member]).toEqual([1, 2]);
   }, 180_000);
+
+  it("is repaired with a blank disk in the missing member's place, and never with a disk that holds data", async () => {
+    const [one, two] = [await blankFile("r1.img"), await blankFile("r2.img")];
+    const installed = await cli([
+      "install",
+      "--manifest",
+      MANIFEST,
+      "--as",
+      "leader-1",
+      "--release",
+      release,
+      "--status-file",
+      join(dir, "status-repair.json"),
+      one,
+      two,
+    ]);
+    expect(installed.code, installed.stderr).toBe(0);
+    const lost = await inspect(two);
+    const repair = (...paths: string[]) =>
+      cli(["repair", "--manifest", MANIFEST, "--as", "leader-1", ...paths]);
+
+    const whole = await repair(one, two);
+    expect(whole.code).toBe(1);
+    expect(whole.stderr).toContain(
+      `the mirror of testcluster/leader-1 is whole: ${one} and ${two} are both here`,
+    );
+
+    // Member 2 is gone; the only other disk holds a filesystem.
+    const data = await blankFile("r-data.img");
+    await run("mkfs.ext4", ["-q", "-F", data]);
+    const before = await sha256(data);
+    const times = [await written(one), await written(data)];
+    const refused = await repair(one, data);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim().split("\n").at(-1)).toMatch(
+      new RegExp(
+        `no blank disk can take member 2 of the mirror of testcluster/leader-1: ${data} foreign \\(signature:ext4@`,
+      ),
+    );
+    expect([await written(one), await written(data)]).toEqual(times);
+    expect(await sha256(data)).toBe(before);
+
+    const fresh = await blankFile("r3.img", 3072 * MIB);
+    const repaired = await repair(one, data, fresh);
+    expect(repaired.code, repaired.stderr).toBe(0);
+    expect(repaired.stdout).toContain(
+      `liken-stick: ${fresh} becomes member 2 of the mirror beside ${one}`,
+    );
+    expect(await sha256(data)).toBe(before);
+    const [a, c] = [await inspect(one), await inspect(fresh)];
+    expect(c.claim).toMatchObject({ installId: a.claim.installId, complete: true, use: "system" });
+    expect(c.claim.mirror).toEqual({ member: 2, of: 2, peer: { path: one } });
+    expect(a.claim.mirror).toEqual({ member: 1, of: 2, peer: { path: fresh } });
+    // The new member is the lost one as identity.json knows it: the same PARTUUIDs.
+    const uuids = (d: { partitions: { label: string; partUuid: string }[] }) =>
+      d.partitions.map((p) => [p.label, p.partUuid]);
+    expect(uuids(c)).toEqual(uuids(lost));
+    expect(c.slots.a).toMatchObject({ version: "1.0.0", hashMatches: true });
+    expect(c.entries).toEqual(a.entries);
+    expect(c.identity).toEqual(a.identity);
+    expect(c.problems).toEqual([]);
+    const esp = c.partitions[0].start;
+    const entry = await readFatFile(fresh, esp, `loader/entries/${c.entries[0].fileName}`);
+    expect(entry).toContain(`root=PARTUUID=${c.partitions[1].partUuid.toLowerCase()} `);
+  }, 240_000);
 });
