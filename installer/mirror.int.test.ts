@@ -193,7 +193,7 @@ describe("a mirrored system disk", () => {
     );
 
     // Member 2 is gone; the only other disk holds a filesystem.
-    const data = await blankFile("r-data.img");
+    const data = await blankFile("r-data.img", 600 * MIB);
     await run("mkfs.ext4", ["-q", "-F", data]);
     const before = await sha256(data);
     const times = [await written(one), await written(data)];
@@ -229,5 +229,48 @@ describe("a mirrored system disk", () => {
     const esp = c.partitions[0].start;
     const entry = await readFatFile(fresh, esp, `loader/entries/${c.entries[0].fileName}`);
     expect(entry).toContain(`root=PARTUUID=${c.partitions[1].partUuid.toLowerCase()} `);
+  }, 240_000);
+
+  it("is repaired unattended (liken.repair=1) once: a stick left in finds it whole and writes nothing", async () => {
+    const [one, two] = [await blankFile("u1.img"), await blankFile("u2.img")];
+    const efivars = join(dir, "efivars-repair");
+    await mkdir(efivars);
+    const unattended = (...args: string[]) =>
+      cli([
+        "unattended",
+        "--as",
+        "leader-1",
+        "--manifest",
+        MANIFEST,
+        "--release",
+        release,
+        "--status-file",
+        join(dir, "status-u.json"),
+        "--record",
+        join(dir, "payload-u", "installed.json"),
+        "--efivars",
+        efivars,
+        ...args,
+      ]);
+    const installed = await unattended(one, two);
+    expect(installed.code, installed.stderr).toBe(0);
+    const fresh = await blankFile("u3.img");
+    const repaired = await unattended("--repair", one, fresh);
+    expect(repaired.code, repaired.stderr).toBe(0);
+    expect(repaired.stdout).toContain(
+      `liken-stick: ${fresh} becomes member 2 of the mirror beside ${one}`,
+    );
+    expect(repaired.stdout).toContain(
+      `the firmware boots ${one} next (Boot0000), then ${fresh} (Boot0001) when it cannot`,
+    );
+    expect((await inspect(fresh)).claim.mirror.member).toBe(2);
+
+    const times = [await written(one), await written(fresh)];
+    const again = await unattended("--repair", one, fresh);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain(
+      `liken-stick: the mirror of testcluster/leader-1 is whole: ${one} and ${fresh} are both here; nothing written`,
+    );
+    expect([await written(one), await written(fresh)]).toEqual(times);
   }, 240_000);
 });

@@ -40,6 +40,10 @@ it. The boot order is left alone, so the stick stays first. Exit code 0 means
 the machine may reboot or power off; the stick's /init does that (--then only
 chooses the words). Delete the record to let the stick install again.
 
+With --repair (liken.repair=1) it repairs the mirror of NAME in place of the
+install, as liken-stick repair does: a blank disk takes the missing member's
+place. A mirror found whole is left as it is. Either way member 1 boots next.
+
 With --as auto (liken.install=auto) it installs the one machine whose match in
 the manifest selects this hardware: a NIC's MAC, the SMBIOS system serial or
 UUID, every key of the match agreeing. With none, or more than one, it installs
@@ -73,6 +77,11 @@ checked before anything is installed or recorded.`,
       name: "wipe",
       type: "boolean",
       summary: "wipe and reinstall: erase disks that hold this cluster's liken install",
+    },
+    {
+      name: "repair",
+      type: "boolean",
+      summary: "repair the machine's mirror with a blank disk in place of the install",
     },
     {
       name: "manifest",
@@ -128,6 +137,11 @@ checked before anything is installed or recorded.`,
     const then = args.options.then ?? "reboot";
     if (then !== "reboot" && then !== "poweroff")
       throw usageError(`--then is "${then}"`, "give --then reboot or --then poweroff");
+    if (args.options.wipe === true && args.options.repair === true)
+      throw usageError(
+        "--wipe and --repair together",
+        "repair takes a blank disk into the mirror and erases nothing; give one of them",
+      );
     const releaseDir = option("release");
     const reportUrl = parseReportUrl(args.options.report);
     const efivars = await requireFirmwareVariables(
@@ -139,6 +153,7 @@ checked before anything is installed or recorded.`,
       as: asked,
       releaseDir,
       wipe: args.options.wipe === true,
+      repair: args.options.repair === true,
       paths: args.operands,
       statusFile: option("status-file"),
       recordFile: option("record"),

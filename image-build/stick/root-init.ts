@@ -37,7 +37,7 @@ mount -t tmpfs -o mode=0700 tmpfs /root
 
 ${STICK_SAY_AND_HOLD}
 
-INSTALL='' THEN=poweroff WIPE='' DISKS='' SHELL_ONLY='' REPORT=''
+INSTALL='' THEN=poweroff WIPE='' REPAIR='' DISKS='' SHELL_ONLY='' REPORT=''
 # The record of what this stick installed lives on its payload; an ISO or the network cannot
 # be written, so there it lasts until power-off (their builds refuse liken.wipe=1).
 RECORD=${STICK_PAYLOAD.record}
@@ -51,6 +51,7 @@ for word in $(cat /proc/cmdline); do
     liken.shell=1) SHELL_ONLY=1 ;;
     liken.then=*) THEN="\${word#liken.then=}" ;;
     liken.wipe=1) WIPE=--wipe ;;
+    liken.repair=1) REPAIR=--repair ;;
   esac
 done
 
@@ -93,12 +94,12 @@ if [ -n "$INSTALL" ]; then
   # makes the installed disk the next boot. Its output and error go to every console; tee
   # would swallow its exit code, so the code goes through a file.
   mkdir -p /run/liken
-  # $WIPE, $REPORT (--report URL) and $DISKS are each no word, or words to split; $CONSOLES
+  # $WIPE, $REPAIR, $REPORT (--report URL) and $DISKS are each no word, or words to split; $CONSOLES
   # is a list of devices.
   # shellcheck disable=SC2086
   { liken-stick unattended --as "$INSTALL" --then "$THEN" --manifest ${STICK_PAYLOAD.manifest} \\
       --release ${STICK_PAYLOAD.release} --status-file ${STICK_RUN.installStatus} \\
-      --record $RECORD $WIPE $REPORT $DISKS 2>&1
+      --record $RECORD $WIPE $REPAIR $REPORT $DISKS 2>&1
     echo $? > /run/liken/unattended.rc; } | tee $CONSOLES > /dev/null
   if [ "$(cat /run/liken/unattended.rc)" = 0 ]; then
     umount ${PAYLOAD_MOUNT}; sync

@@ -5,6 +5,7 @@
 // records the install on the stick, and either way the installed disk is made the next boot.
 import { readFile } from "node:fs/promises";
 import { writeFileAtomic } from "../../common/atomic-file.ts";
+import { LikenError } from "../../common/errors.ts";
 import {
   EMPTY_STICK_RECORD,
   encodeStickRecord,
@@ -19,12 +20,16 @@ import type { Manifest } from "../../manifest/types.ts";
 import { bootDiskNext } from "../boot-next.ts";
 import { type InstallEvent, install } from "../install.ts";
 import type { PlannedDisk } from "../plan/types.ts";
+import { survivingMember } from "../repair/plan-repair.ts";
+import { repairMirror } from "../repair/repair.ts";
 
 export interface InstallOnceRequest {
   readonly manifest: Manifest;
   readonly machine: string;
   readonly releaseDir: string;
   readonly wipe: boolean;
+  /** Repair the machine's mirror (`liken.repair=1`) in place of the install. */
+  readonly repair?: boolean;
   /** The disks to look at and install on; empty means every disk of the machine. */
   readonly paths: readonly string[];
   readonly statusFile: string;
@@ -55,13 +60,16 @@ export type InstallOnceOutcome =
       readonly installId: string;
       readonly disk: string;
       readonly bootEntry: number;
-    };
+    }
+  /** The mirror was repaired, or found whole (nothing written). */
+  | { readonly result: "repaired" | "whole"; readonly disk: string; readonly bootEntry: number };
 
 export async function installOnce(request: InstallOnceRequest): Promise<InstallOnceOutcome> {
   const { say } = request;
   const next = request.then === "reboot" ? "booting it" : "it boots at the next power-on";
   const record = await readRecord(request.recordFile);
   const disks = await inventoryDisks({ paths: request.paths });
+  if (request.repair) return repairOnce(request, disks, next);
   const recorded = disks.find(
     (d) =>
       d.verdict === "liken" &&
@@ -126,6 +134,53 @@ export async function installOnce(request: InstallOnceRequest): Promise<InstallO
     ...target,
   });
   return { result: "installed", installId, disk: system.path, bootEntry };
+}
+
+// liken.repair=1: the mirror of the machine made whole, once; a stick left in finds it whole
+// at the next power-on and writes nothing. Either way member 1 boots next.
+async function repairOnce(
+  request: InstallOnceRequest,
+  disks: readonly Disk[],
+  next: string,
+): Promise<InstallOnceOutcome> {
+  const { manifest, machine, say } = request;
+  const target = { cluster: manifest.cluster, machine };
+  const found = survivingMember({ disks, manifest, machine });
+  let members: readonly Disk[];
+  let result: "repaired" | "whole";
+  if ("survivor" in found) {
+    const repaired = await repairMirror({
+      manifest,
+      machine,
+      paths: request.paths,
+      ...(request.efivars ? { efivars: request.efivars } : {}),
+      say,
+    });
+    members = await inventoryDisks({ paths: [repaired.survivor, repaired.target] });
+    result = "repaired";
+  } else {
+    members = disks.filter(
+      (d) => d.claim?.mirror && d.claim.cluster === manifest.cluster && d.claim.machine === machine,
+    );
+    if (members.length !== 2)
+      throw new LikenError({
+        kind: "refused",
+        what: found.what,
+        hint: found.hint,
+        reason: found.reason,
+      });
+    say(`liken-stick: ${found.what}; nothing written; ${next}`);
+    result = "whole";
+  }
+  const [first, second] = [...members].sort(
+    (a, b) => (a.claim?.mirror?.member ?? 0) - (b.claim?.mirror?.member ?? 0),
+  ) as [Disk, Disk];
+  const bootEntry = await bootNext(request, {
+    path: first.path,
+    mirrorPeer: second.path,
+    ...target,
+  });
+  return { result, disk: first.path, bootEntry };
 }
 
 async function bootNext(

@@ -48,6 +48,7 @@ export async function runUnattended(request: UnattendedRunRequest): Promise<Inst
       machine,
       releaseDir: request.releaseDir,
       wipe: request.wipe,
+      ...(request.repair ? { repair: true } : {}),
       paths: request.paths,
       statusFile: request.statusFile,
       recordFile: request.recordFile,
