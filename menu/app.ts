@@ -1,10 +1,11 @@
 // The menu running: reads the machine, draws the model, feeds it keys and the installer's
-// events, and runs the effects it asks for (install, hardware report, shell, power off).
+// events, and runs the effects it asks for (install, repair, hardware report, shell, power off).
 // It ends only through Power off; a failed install holds the console on its screen.
 import { LikenError, oneLine } from "../common/errors.ts";
 import { LLDP_LISTEN_MS } from "../hardware/lldp-neighbors.ts";
 import { produceReport, renderReport } from "../hwreport/index.ts";
 import { install } from "../installer/install.ts";
+import { repairMirror } from "../installer/repair/repair.ts";
 import type { Manifest } from "../manifest/index.ts";
 import { initialMenuData, loadMenuData, type MenuSources } from "./data.ts";
 import { readIdentity } from "./identity.ts";
@@ -155,6 +156,9 @@ class MenuRun {
       case "install":
         this.installMachine(effect);
         return;
+      case "repair":
+        this.repairMachine(effect);
+        return;
       case "hwreport":
         void report(this.options).then((text) => this.dispatch({ type: "report", text }));
         return;
@@ -191,6 +195,30 @@ class MenuRun {
       async (error: unknown) => {
         const fresh = await this.reload();
         this.dispatch({ type: "install-failed", error: oneLine(error), data: fresh });
+      },
+    );
+  }
+
+  private repairMachine(effect: Extract<Effect, { type: "repair" }>): void {
+    void repairMirror({
+      manifest: this.options.manifest,
+      machine: effect.machine,
+      paths: [effect.survivor, effect.target],
+      say: (line) => this.dispatch({ type: "repair-line", line }),
+    }).then(
+      async () => this.dispatch({ type: "repair-done", data: await this.reload() }),
+      async (error: unknown) => {
+        const data = await this.reload();
+        const refused =
+          error instanceof LikenError && error.kind === "refused"
+            ? { what: error.what, hint: error.hint }
+            : undefined;
+        this.dispatch({
+          type: "repair-failed",
+          error: oneLine(error),
+          ...(refused ? { refused } : {}),
+          data,
+        });
       },
     );
   }

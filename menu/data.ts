@@ -9,6 +9,7 @@ import { readMachineIdentity } from "../hardware/machine-identity.ts";
 import { releaseMissingDrivers } from "../hardware/missing-drivers.ts";
 import { chooseMachine } from "../installer/unattended/choose-machine.ts";
 import type { Manifest } from "../manifest/index.ts";
+import { mirrorSystemEnds } from "./mirror-system-end.ts";
 import { planMachines } from "./plans.ts";
 import type { Identity, MenuData } from "./types.ts";
 
@@ -73,6 +74,7 @@ export async function loadMenuData(src: MenuSources, previous?: MenuData): Promi
     manifest,
     release.ok ? release.release : undefined,
     randomUUID,
+    await mirrorSystemEnds(listed.disks),
   );
   return {
     cluster: manifest.cluster,

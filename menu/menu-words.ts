@@ -7,6 +7,8 @@ const PHRASES: readonly (readonly [RegExp, string])[] = [
     /\(--wipe-cluster (\S+) erases it\)/g,
     "(erased too if you type $1 on the wipe and reinstall screen)",
   ],
+  // The repair's hints name its verb; on the menu it is an entry.
+  [/\brun the repair again\b/g, "choose Repair the mirror again"],
 ];
 
 /** The text with the command line's flags named as the menu's entries. */

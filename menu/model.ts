@@ -4,7 +4,17 @@
 import type { Layout } from "../installer/plan/types.ts";
 import { type Action, entriesOf } from "./screens.ts";
 import { applyEvent, failRun, finishRun, startRun } from "./steps.ts";
-import type { Effect, KeyName, MenuData, MenuEvent, Model, Screen, Size, Step } from "./types.ts";
+import type {
+  Effect,
+  KeyName,
+  MenuData,
+  MenuEvent,
+  Model,
+  PlanEntry,
+  Screen,
+  Size,
+  Step,
+} from "./types.ts";
 import { geometryOf } from "./view.ts";
 
 /** The longest name the typed field takes: a DNS-1123 label. */
@@ -43,13 +53,39 @@ export function update(model: Model, event: MenuEvent): Step {
         show({ ...model, data: event.data }, { kind: "failed", run, error: event.error }),
       );
     }
+    case "repair-line": {
+      const { screen } = model;
+      if (screen.kind !== "repairing") return same(model);
+      const run = { ...screen.run, lines: [...screen.run.lines, event.line] };
+      return same({ ...model, screen: { kind: "repairing", run } });
+    }
+    case "repair-done": {
+      const { screen } = model;
+      if (screen.kind !== "repairing") return same({ ...model, data: event.data });
+      return same(show({ ...model, data: event.data }, { kind: "repaired", run: screen.run }));
+    }
+    case "repair-failed": {
+      const { screen } = model;
+      const fresh = { ...model, data: event.data };
+      if (screen.kind !== "repairing") return same(fresh);
+      const { machine } = screen.run;
+      // A refusal comes before the repair writes: it reads like the plan's own refusal.
+      return same(
+        show(
+          fresh,
+          event.refused
+            ? { kind: "repair-refused", machine, ...event.refused }
+            : { kind: "repair-failed", run: screen.run, error: event.error },
+        ),
+      );
+    }
     case "report":
       if (model.screen.kind !== "report") return same(model);
       return same(show(model, { kind: "report", text: event.text }));
     case "refreshed": {
       const fresh = { ...model, data: event.data };
       if (model.screen.kind === "reading")
-        return showPlan(fresh, model.screen.machine, model.screen.wipe);
+        return showPlan(fresh, model.screen.machine, model.screen.entry);
       const back = model.screen.kind === "shell" ? toMain(fresh) : fresh;
       return same(clampSelection(back));
     }
@@ -92,8 +128,9 @@ function onKey(model: Model, key: KeyName, ch: string | undefined): Step {
         scroll: Math.min(g.maxScroll, g.scroll + Math.max(1, g.bodyRows - 1)),
       });
     case "back":
-      // The main menu has nowhere to go back to, and an install cannot be left.
-      if (screen.kind === "main" || screen.kind === "installing") return same(model);
+      // The main menu has nowhere to go back to, and an install or a repair cannot be left.
+      if (screen.kind === "main" || screen.kind === "installing" || screen.kind === "repairing")
+        return same(model);
       if (screen.kind === "report" && screen.text === undefined) return same(model);
       return same(toMain(model));
     case "enter": {
@@ -138,7 +175,7 @@ function onTypedKey(
   switch (key) {
     case "escape":
       // Back to the wipe's confirmation: the one this name was asked for, or the plain wipe.
-      if (screen.kind === "type-cluster") return showPlan(model, screen.machine, true).model;
+      if (screen.kind === "type-cluster") return showPlan(model, screen.machine, "wipe").model;
       return show(model, {
         kind: "confirm-wipe",
         machine: screen.machine,
@@ -167,13 +204,26 @@ function act(model: Model, action: Action): Step {
       return {
         model: show(
           { ...model, mainSelected: model.selected },
-          { kind: "reading", machine: action.machine, wipe: action.wipe },
+          { kind: "reading", machine: action.machine, entry: action.entry },
         ),
         effects: [{ type: "refresh" }],
       };
     case "install": {
       if (screen.kind !== "confirm-install") return same(model);
       return startInstall(model, screen.machine, false, [], screen.layout);
+    }
+    case "repair": {
+      if (screen.kind !== "confirm-repair") return same(model);
+      const { survivor, target, member } = screen.decision;
+      const run = { machine: screen.machine, survivor: survivor.path, target: target.path, member };
+      // The repair is given the two disks the confirmation named and no other: it can take
+      // no disk but the one the person said Yes to.
+      return {
+        model: show(model, { kind: "repairing", run: { ...run, lines: [] } }),
+        effects: [
+          { type: "repair", machine: run.machine, survivor: run.survivor, target: run.target },
+        ],
+      };
     }
     case "ask-name": {
       if (screen.kind !== "confirm-wipe") return same(model);
@@ -220,9 +270,12 @@ function act(model: Model, action: Action): Step {
   }
 }
 
-// The plan of install as or wipe and reinstall as: its confirmation, or why there is none.
-function showPlan(model: Model, machine: string, wipe: boolean): Step {
-  const result = model.data.plans[machine]?.[wipe ? "wipe" : "install"];
+// The plan of install as, wipe and reinstall as or the repair: its confirmation, or why
+// there is none.
+function showPlan(model: Model, machine: string, entry: PlanEntry): Step {
+  if (entry === "repair") return showRepair(model, machine);
+  const wipe = entry === "wipe";
+  const result = model.data.plans[machine]?.[entry];
   if (!result) return same(toMain(model));
   if (!result.ok) {
     return same(show(model, { kind: "refused", machine, wipe, failure: result.failure }));
@@ -232,6 +285,17 @@ function showPlan(model: Model, machine: string, wipe: boolean): Step {
   return same(
     show(model, { kind: "confirm-wipe", machine, layout: result.layout, wipeClusters: [] }),
   );
+}
+
+// The repair's confirmation, or its refusal: no blank disk, the mirror whole again.
+function showRepair(model: Model, machine: string): Step {
+  const decision = model.data.plans[machine]?.repair;
+  if (!decision) return same(toMain(model));
+  if (!decision.ok) {
+    const { what, hint } = decision;
+    return same(show(model, { kind: "repair-refused", machine, what, hint }));
+  }
+  return same(show(model, { kind: "confirm-repair", machine, decision }));
 }
 
 // The wipe that erases `cluster`'s disks too, once its name was typed.

@@ -4,6 +4,7 @@
 import type { Disk } from "../hardware/disks/index.ts";
 import { planInstall, planResultOf } from "../installer/plan/plan-install.ts";
 import type { PlanResult } from "../installer/plan/types.ts";
+import { planRepair, survivingMember } from "../installer/repair/plan-repair.ts";
 import type { Manifest } from "../manifest/index.ts";
 import type { MachinePlans } from "./types.ts";
 
@@ -12,6 +13,8 @@ export function planMachines(
   manifest: Manifest,
   release: { readonly version: string; readonly rootfsSize: number } | undefined,
   newInstallId: () => string,
+  /** Where each mirror member's system partitions end (mirror-system-end.ts), by its path. */
+  systemEnds: ReadonlyMap<string, number> = new Map(),
 ): Record<string, MachinePlans> {
   // Clusters other than this one with liken disks here: a wipe erases theirs only when asked.
   const others = [
@@ -42,9 +45,25 @@ export function planMachines(
     const wipeWith = Object.fromEntries(
       others.map((c) => [c, plan(true, [c])] as const).filter(([c, p]) => erasesCluster(p, c)),
     );
-    plans[m.name] = { install: plan(false), wipe: plan(true), wipeWith };
+    plans[m.name] = {
+      install: plan(false),
+      wipe: plan(true),
+      wipeWith,
+      repair: repairOf(m.name),
+    };
   }
   return plans;
+
+  function repairOf(machine: string) {
+    const found = survivingMember({ disks, manifest, machine });
+    const end = "survivor" in found ? systemEnds.get(found.survivor.path) : undefined;
+    return planRepair({
+      disks,
+      manifest,
+      machine,
+      ...(end !== undefined ? { survivorSystemEnd: end } : {}),
+    });
+  }
 
   // Whether the plan erases a disk of `cluster`: only then is it worth asking for its name.
   function erasesCluster(plan: PlanResult, cluster: string): boolean {

@@ -8,17 +8,27 @@ import { renderPlanFailure } from "../installer/plan/render.ts";
 import type { Layout } from "../installer/plan/types.ts";
 import { layoutText } from "./layout-text.ts";
 import { inMenuWords } from "./menu-words.ts";
+import {
+  confirmRepairText,
+  repairEntryLabel,
+  repairedText,
+  repairFailedText,
+  repairingText,
+  repairPrompt,
+  repairRefusedText,
+} from "./repair-text.ts";
 import { failedStep } from "./steps.ts";
 import { percent, progressBar, rate, sentence, utcMinute } from "./text.ts";
-import type { InstallRun, MenuData, Model, Screen } from "./types.ts";
+import type { InstallRun, MenuData, Model, PlanEntry, Screen } from "./types.ts";
 
 export type Action =
-  | { readonly type: "plan"; readonly machine: string; readonly wipe: boolean }
+  | { readonly type: "plan"; readonly machine: string; readonly entry: PlanEntry }
   | { readonly type: "hwreport" }
   | { readonly type: "shell" }
   | { readonly type: "power-off" }
   | { readonly type: "back" }
   | { readonly type: "install"; readonly machine: string }
+  | { readonly type: "repair" }
   | { readonly type: "ask-name" }
   | { readonly type: "ask-cluster"; readonly cluster: string }
   | { readonly type: "retry" };
@@ -67,12 +77,19 @@ export function entriesOf(model: Model): Entry[] {
       return [
         ...data.machines.map((m) => ({
           label: `Install as ${m}${m === data.matched ? "   (this machine, by its match)" : ""}`,
-          action: { type: "plan", machine: m, wipe: false } as const,
+          action: { type: "plan", machine: m, entry: "install" } as const,
         })),
         ...data.machines.map((m) => ({
           label: `Wipe and reinstall as ${m}`,
-          action: { type: "plan", machine: m, wipe: true } as const,
+          action: { type: "plan", machine: m, entry: "wipe" } as const,
         })),
+        // Only where one member of the machine's mirror is here and the other is not.
+        ...data.machines
+          .filter((m) => offersRepair(data, m))
+          .map((m) => ({
+            label: repairEntryLabel(m),
+            action: { type: "plan", machine: m, entry: "repair" } as const,
+          })),
         ...(data.features.hwreport
           ? [{ label: "Hardware report", action: { type: "hwreport" } as const }]
           : []),
@@ -94,13 +111,21 @@ export function entriesOf(model: Model): Entry[] {
         // Another cluster's disks join only from the plain wipe, one cluster at a time.
         ...(screen.wipeClusters.length > 0 ? [] : otherClusterEntries(data, screen.machine)),
       ];
+    case "confirm-repair":
+      return [
+        { label: "No, back to the menu", action: { type: "back" } },
+        { label: "Yes, repair the mirror", action: { type: "repair" } },
+      ];
     case "installed":
+    case "repaired":
       return [{ label: "Power off", action: { type: "power-off" } }, back];
     case "failed":
       return [{ label: "Retry", action: { type: "retry" } }, back];
     case "refused":
       return [back, ...(screen.wipe ? otherClusterEntries(data, screen.machine) : [])];
     case "notice":
+    case "repair-refused":
+    case "repair-failed":
       return [back];
     case "report":
       return screen.text === undefined ? [] : [back];
@@ -108,10 +133,17 @@ export function entriesOf(model: Model): Entry[] {
     case "type-cluster":
     case "reading":
     case "installing":
+    case "repairing":
     case "shell":
     case "power-off":
       return [];
   }
+}
+
+/** Whether the main menu offers to repair `machine`'s mirror: one member is here, one is not. */
+export function offersRepair(data: MenuData, machine: string): boolean {
+  const repair = data.plans[machine]?.repair;
+  return repair !== undefined && (repair.ok || repair.reason !== "NothingToRepair");
 }
 
 // A wipe that also erases another cluster's disks, offered when it would erase some.
@@ -187,6 +219,16 @@ export function bodyOf(model: Model): string[] {
           ];
     case "failed":
       return failedBody(screen, data);
+    case "confirm-repair":
+      return confirmRepairText(screen.decision);
+    case "repair-refused":
+      return repairRefusedText(screen.machine, screen.what, screen.hint);
+    case "repairing":
+      return repairingText(screen.run);
+    case "repaired":
+      return repairedText(screen.run);
+    case "repair-failed":
+      return repairFailedText(screen.run, screen.error, data);
     case "report":
       return screen.text === undefined ? ["Reading the hardware report."] : lines(screen.text);
     case "shell":
@@ -205,6 +247,10 @@ export function promptOf(screen: Screen): string[] {
       return [`Install as ${screen.machine}? Nothing is written until you choose Yes.`];
     case "confirm-wipe":
       return [`Erase and reinstall as ${screen.machine}? Nothing is erased until you choose Yes.`];
+    case "confirm-repair":
+      return [repairPrompt(screen.machine)];
+    case "repair-failed":
+      return ["The console holds here; nothing reboots."];
     case "failed":
       return [
         "The console holds here; nothing reboots. Correct the cause, then choose Retry:",
@@ -225,6 +271,8 @@ export function helpOf(screen: Screen): string[] {
       return ["Type the name, then Enter", "Backspace: erase", "Esc: back"];
     case "installing":
       return ["Installing: the keys wait until it ends"];
+    case "repairing":
+      return ["Repairing: the keys wait until it ends"];
     case "reading":
     case "shell":
     case "power-off":

@@ -4,6 +4,7 @@
 import type { Disk } from "../hardware/disks/index.ts";
 import type { InstallEvent, InstallStep } from "../installer/install.ts";
 import type { Layout, PlanFailure, PlanResult } from "../installer/plan/types.ts";
+import type { RepairDecision } from "../installer/repair/plan-repair.ts";
 
 /** What /sys/class/dmi/id says about the machine; "unknown" for what it does not say. */
 export interface Identity {
@@ -20,6 +21,24 @@ export interface MachinePlans {
    * them too. A plain wipe leaves another cluster's disks alone.
    */
   readonly wipeWith: Readonly<Record<string, PlanResult>>;
+  /**
+   * The repair of the machine's mirror: a blank disk in the missing member's place, or
+   * why not. NothingToRepair (no member here, or both) means the menu offers no repair.
+   */
+  readonly repair: RepairDecision;
+}
+
+/** What an entry that plans shows: install as, wipe and reinstall as, or repair the mirror. */
+export type PlanEntry = "install" | "wipe" | "repair";
+
+/** A repair as its screens show it: the disks the confirmation named, and its lines so far. */
+export interface RepairRun {
+  readonly machine: string;
+  readonly survivor: string;
+  readonly target: string;
+  readonly member: 1 | 2;
+  /** The repair's progress lines, in order. */
+  readonly lines: readonly string[];
 }
 
 /** Everything the menu shows, read again after every install and every shell. */
@@ -77,7 +96,7 @@ export interface InstallRun {
 export type Screen =
   | { readonly kind: "main" }
   /** The disks are read again before a plan is shown: another console may have changed them. */
-  | { readonly kind: "reading"; readonly machine: string; readonly wipe: boolean }
+  | { readonly kind: "reading"; readonly machine: string; readonly entry: PlanEntry }
   /** A plan that cannot be made: why, and the disks considered. */
   | {
       readonly kind: "refused";
@@ -119,6 +138,22 @@ export type Screen =
       readonly alreadyOn?: string;
     }
   | { readonly kind: "failed"; readonly run: InstallRun; readonly error: string }
+  /** The repair's plan: the blank disk, the place it takes and the member beside it. */
+  | {
+      readonly kind: "confirm-repair";
+      readonly machine: string;
+      readonly decision: Extract<RepairDecision, { ok: true }>;
+    }
+  /** A repair refused, before it wrote anything: what is wrong and what to do. */
+  | {
+      readonly kind: "repair-refused";
+      readonly machine: string;
+      readonly what: string;
+      readonly hint: string;
+    }
+  | { readonly kind: "repairing"; readonly run: RepairRun }
+  | { readonly kind: "repaired"; readonly run: RepairRun }
+  | { readonly kind: "repair-failed"; readonly run: RepairRun; readonly error: string }
   | { readonly kind: "report"; readonly text?: string }
   | { readonly kind: "shell" }
   | { readonly kind: "power-off" }
@@ -167,6 +202,16 @@ export type MenuEvent =
       readonly data: MenuData;
     }
   | { readonly type: "install-failed"; readonly error: string; readonly data: MenuData }
+  /** One of the repair's progress lines. */
+  | { readonly type: "repair-line"; readonly line: string }
+  | { readonly type: "repair-done"; readonly data: MenuData }
+  /** The repair threw: `refused` when it refused before writing (a LikenError "refused"). */
+  | {
+      readonly type: "repair-failed";
+      readonly error: string;
+      readonly refused?: { readonly what: string; readonly hint: string };
+      readonly data: MenuData;
+    }
   | { readonly type: "report"; readonly text: string }
   | { readonly type: "refreshed"; readonly data: MenuData }
   | { readonly type: "notice"; readonly lines: readonly string[] };
@@ -181,6 +226,13 @@ export type Effect =
       readonly wipe: boolean;
       readonly wipeClusters: readonly string[];
       readonly layout: Layout;
+    }
+  /** Repair the machine's mirror on exactly the two disks the confirmation named. */
+  | {
+      readonly type: "repair";
+      readonly machine: string;
+      readonly survivor: string;
+      readonly target: string;
     }
   | { readonly type: "hwreport" }
   | { readonly type: "shell" }
