@@ -58,6 +58,8 @@ function loose(text: string): RegExp {
 }
 
 interface MenuOptions {
+  /** The manifest; small.toml by default. */
+  readonly manifest?: string;
   readonly cols?: number;
   readonly rows?: number;
   readonly term?: string;
@@ -91,7 +93,7 @@ async function startMenu(disks: readonly string[], options: MenuOptions = {}): P
     BUNDLE,
     "menu",
     "--manifest",
-    MANIFEST,
+    options.manifest ?? MANIFEST,
     "--release",
     options.release ?? release,
     "--status-file",
@@ -371,6 +373,97 @@ describe("wipe and reinstall as", () => {
     });
     expect(await sha256(disk)).not.toBe(before);
   }, 120_000);
+});
+
+describe("repair the mirror", () => {
+  const MIRROR = "test/fixtures/manifests/good/mirror.toml";
+  const inspect = async (file: string) =>
+    JSON.parse((await cli(["inspect", "--json", file])).stdout);
+
+  it("refuses a disk that holds ext4, writing nothing, and takes a blank one as the missing member", async () => {
+    const [one, two] = [await blankDisk(), await blankDisk()];
+    const installed = await cli([
+      "install",
+      "--manifest",
+      MIRROR,
+      "--as",
+      "leader-1",
+      "--release",
+      release,
+      "--status-file",
+      join(dir, "mirror-status.json"),
+      one,
+      two,
+    ]);
+    expect(installed.code, installed.stderr).toBe(0);
+    const lost = await inspect(two);
+    const survivor = await sha256(one);
+
+    // Member 2 is gone, and the disk in its place holds a filesystem.
+    const data = await blankDisk();
+    await run("mkfs.ext4", ["-q", "-F", data]);
+    const before = await sha256(data);
+    await withMenu([one, data], { manifest: MIRROR }, async (pane) => {
+      await pane.waitFor(MAIN, "  Repair the mirror of leader-1");
+      await pane.keys("Down", "Down");
+      await pane.waitFor("> Repair the mirror of leader-1");
+      await pane.keys("Enter");
+      await pane.waitFor(
+        "Repair the mirror of leader-1 cannot start.",
+        loose(
+          `No blank disk can take member 2 of the mirror of testcluster/leader-1: ${data} foreign`,
+        ),
+        loose("Attach a blank disk at least as large as the surviving member;"),
+        "Nothing was written.",
+        "> Back to the menu",
+      );
+      await pane.keep("repair-refused");
+      await pane.keys("Enter");
+      await pane.waitFor(MAIN, "> Repair the mirror of leader-1");
+    });
+    expect(await sha256(data)).toBe(before);
+    expect(await sha256(one)).toBe(survivor);
+
+    const blank = await blankDisk();
+    await withMenu([one, blank], { manifest: MIRROR }, async (pane) => {
+      // The entry shows once the disks are read.
+      await pane.waitFor(MAIN, "  Repair the mirror of leader-1");
+      await pane.keys("Down", "Down");
+      await pane.waitFor("> Repair the mirror of leader-1");
+      await pane.keys("Enter");
+      await pane.waitFor(
+        loose(
+          `${blank} (blank, 2.5 GiB) becomes member 2 of the mirror of testcluster/leader-1 beside ${one}.`,
+        ),
+        "Repair the mirror of leader-1? Nothing is written until you choose Yes.",
+        "> No, back to the menu",
+      );
+      await pane.keep("confirm-repair");
+      await pane.keys("Down");
+      await pane.waitFor("> Yes, repair the mirror");
+      await pane.keys("Enter");
+      await pane.waitFor(
+        "The mirror of leader-1 is whole again. Remove the stick and power cycle.",
+        "  copying slot A",
+        loose(`the mirror of leader-1 is whole again: ${one} and ${blank}`),
+        "> Power off",
+      );
+      await pane.keep("repaired");
+      await pane.keys("Down", "Enter");
+      const main = await pane.waitFor(MAIN, "  Wipe and reinstall as leader-1");
+      expect(main).not.toContain("Repair the mirror");
+    });
+    const [a, b] = [await inspect(one), await inspect(blank)];
+    expect(b.claim).toMatchObject({ installId: a.claim.installId, complete: true, use: "system" });
+    expect(b.claim.mirror).toEqual({ member: 2, of: 2, peer: { path: one } });
+    expect(a.claim.mirror).toEqual({ member: 1, of: 2, peer: { path: blank } });
+    // The lost member's PARTUUIDs, as identity.json names them.
+    const uuids = (d: { partitions: { label: string; partUuid: string }[] }) =>
+      d.partitions.map((p) => [p.label, p.partUuid]);
+    expect(uuids(b)).toEqual(uuids(lost));
+    expect(b.slots.a).toMatchObject({ version: "1.0.0", hashMatches: true });
+    expect(b.problems).toEqual([]);
+  }, 180_000);
 });
 
 describe("a failed install", () => {
