@@ -22,8 +22,12 @@ export interface HealthInput {
   readonly stateWritable: boolean;
   /** What / is mounted from; null when it is not a verity mapping. */
   readonly root: VerifiedRoot | null;
-  /** The slot's partition device, which the verity mapping must read. */
-  readonly slotDevice: string;
+  /**
+   * The slot's partition device, which the verity mapping must read, and on a mirrored
+   * system disk the other member's copy, which the initramfs maps when the first does not
+   * verify.
+   */
+  readonly slotDevices: readonly string[];
   readonly deadlineMs: number;
 }
 
@@ -43,9 +47,9 @@ export async function checkHealth(input: HealthInput): Promise<HealthResult> {
       `slot ${input.slot}'s release.toml names ${release.version}, this root is ${input.version}`,
     );
   if (!input.root) return fail("the root is not mounted through dm-verity");
-  if (input.root.from !== input.slotDevice)
+  if (!input.slotDevices.includes(input.root.from))
     return fail(
-      `the root is read from ${input.root.from}, not from slot ${input.slot} (${input.slotDevice})`,
+      `the root is read from ${input.root.from}, not from slot ${input.slot} (${input.slotDevices.join(" or ")})`,
     );
   if (input.root.rootHash !== release.verity.rootHash)
     return fail(

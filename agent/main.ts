@@ -13,6 +13,7 @@ import { realpathSync } from "node:fs";
 import { mkdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { firstLine, LikenError } from "../common/errors.ts";
+import { partitionLabel } from "../common/partition-labels.ts";
 import { rfc3339 } from "../common/time.ts";
 import { BOOT_ROOT } from "../formats/boot-interface.ts";
 import type { BootIdentity } from "../formats/identity.ts";
@@ -503,7 +504,7 @@ async function assessTrial(
     esp: ESP,
     stateWritable,
     root: boot.root,
-    slotDevice: boot.slots[boot.slot].device,
+    slotDevices: slotCopies(boot).map((p) => p.device),
     deadlineMs: HEALTH_DEADLINE_MS,
   });
   if (!health.healthy) {
@@ -560,8 +561,17 @@ async function recordRejection(
 function rootOf(boot: Boot): { partUuid: string; verity: boolean } {
   if (!boot.root) return { partUuid: boot.slots[boot.slot].partUuid, verity: false };
   const from = boot.root.from;
-  const under = Object.values(boot.slots).find((p) => p.device === from);
+  const under = [...Object.values(boot.slots), ...slotCopies(boot)].find((p) => p.device === from);
   return { partUuid: under?.partUuid ?? "", verity: true };
+}
+
+// The booted slot's partition, then its copies on other disks (a mirror's other member):
+// the initramfs maps a copy when the first does not verify, and dm-verity with the entry's
+// root hash makes any copy it maps this release byte for byte.
+function slotCopies(boot: Boot): Partition[] {
+  const own = boot.slots[boot.slot];
+  const label = partitionLabel(boot.slot);
+  return [own, ...boot.partitions.filter((p) => p.label === label && p.disk !== boot.bootDisk)];
 }
 
 function sleep(ms: number): Promise<void> {

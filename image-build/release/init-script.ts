@@ -203,11 +203,40 @@ echo "$slot $partuuid" > ${BOOT_ROOT}
 # follows the data blocks in the slot (docs/install.md, The slots).
 root_hash="\${verity%%:*}"
 blocks="\${verity##*:}"
-DM_DISABLE_UDEV=1 dmsetup create ${VERITY_DM_NAME} --readonly --noudevsync --uuid "${VERITY_DM_UUID_PREFIX}$root_hash" \\
-  --table "0 $((blocks * 8)) verity 1 $device $device 4096 4096 $blocks $blocks sha256 $root_hash -" 2>/run/liken/dmsetup.err ||
-  fail "slot $slot ($device) does not map through dm-verity: $(tail -n 1 /run/liken/dmsetup.err)" "boot the stick and select wipe and reinstall"
-mount -t erofs -o ro /dev/mapper/${VERITY_DM_NAME} /root 2>/run/liken/mount.err ||
-  fail "the root of slot $slot does not mount (verity or erofs): $(tail -n 1 /run/liken/mount.err)" "boot the stick and select wipe and reinstall"
+# Maps and mounts the slot on $1; on failure says why in $why and leaves nothing mapped.
+# With $read_all set, every block is read through dm-verity first, so a copy with one bad
+# block anywhere is refused here, while another copy can still be booted.
+map_root() {
+  DM_DISABLE_UDEV=1 dmsetup create ${VERITY_DM_NAME} --readonly --noudevsync --uuid "${VERITY_DM_UUID_PREFIX}$root_hash" \\
+    --table "0 $((blocks * 8)) verity 1 $1 $1 4096 4096 $blocks $blocks sha256 $root_hash -" 2>/run/liken/dmsetup.err || {
+    why="slot $slot ($1) does not map through dm-verity: $(tail -n 1 /run/liken/dmsetup.err)"
+    return 1
+  }
+  if [ -n "$read_all" ] && ! cat /dev/mapper/${VERITY_DM_NAME} > /dev/null 2>/run/liken/read.err; then
+    why="slot $slot ($1) does not verify: a block of it does not match the release's hash tree"
+  elif mount -t erofs -o ro /dev/mapper/${VERITY_DM_NAME} /root 2>/run/liken/mount.err; then
+    return 0
+  else
+    why="the root of slot $slot does not mount (verity or erofs): $(tail -n 1 /run/liken/mount.err)"
+  fi
+  DM_DISABLE_UDEV=1 dmsetup remove ${VERITY_DM_NAME} 2>/dev/null
+  return 1
+}
+# A mirrored system disk has a copy of this slot on its other member (the same GPT name on
+# another disk). Any copy may be booted whose every block verifies against this entry's root
+# hash: dm-verity makes it this release byte for byte, wherever it lies.
+copies=$(blkid -c /dev/null -o device -t PARTLABEL="liken-$slot" 2>/dev/null | grep -vx "$device")
+read_all=
+[ -n "$copies" ] && read_all=1
+if ! map_root "$device"; then
+  mapped=
+  for copy in $copies; do
+    say "liken: $why; booting the copy on $copy"
+    klog "liken: initramfs: $why; booting the copy on $copy"
+    map_root "$copy" && mapped=$copy && break
+  done
+  [ -n "$mapped" ] || fail "$why" "boot the stick and select wipe and reinstall"
+fi
 [ -x /root/sbin/init ] ||
   fail "the root of slot $slot has no /sbin/init" "boot the stick and select wipe and reinstall"
 

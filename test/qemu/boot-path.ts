@@ -172,8 +172,20 @@ export interface Inspected {
       readonly lines: readonly string[];
     } | null;
   };
+  readonly claim: {
+    readonly installId: string;
+    readonly mirror?: {
+      readonly member: 1 | 2;
+      readonly of: 2;
+      readonly peer: { readonly serial?: string; readonly wwn?: string; readonly path?: string };
+    };
+  } | null;
   readonly slots: Record<"a" | "b", { version: string | null; hashMatches: boolean | null }>;
-  readonly partitions: readonly { readonly label: string; readonly partUuid: string }[];
+  readonly partitions: readonly {
+    readonly label: string;
+    readonly partUuid: string;
+    readonly start: number;
+  }[];
   readonly entries: readonly { fileName: string; triesLeft: number | null }[];
   readonly crashes: readonly { release: string | null; lines: readonly string[] }[];
 }
