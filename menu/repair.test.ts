@@ -2,6 +2,7 @@
 // is here and the other is not, the confirmation naming the blank disk and its place, the
 // progress, the done screen and the refusals, each frame fitting the console.
 import { describe, expect, it } from "vitest";
+import { mirrorCondition } from "../agent/mirror-condition.ts";
 import type { Disk } from "../hardware/disks/index.ts";
 import {
   disk,
@@ -69,6 +70,21 @@ describe("the repair entry", () => {
       const shown = labels(initModel(data(disks), SIZE_80X24));
       expect(shown.filter((l) => l.startsWith("Repair"))).toEqual([]);
     }
+  });
+
+  it("is the entry the machine's status names when a member is missing", () => {
+    const at = (n: 1 | 2, serial: string) => ({ member: n, serial, path: "", partUuids: {} });
+    const { message } = mirrorCondition({
+      booted: at(1, "QM0001"),
+      peer: at(2, "QM0002"),
+      machine: "leader-1",
+      absent: ["liken-esp", "liken-a", "liken-b", "liken-journal", "liken-state"],
+      failure: null,
+    });
+    const entry = labels(initModel(data([M1, BLANK]), SIZE_80X24)).find((l) =>
+      l.startsWith("Repair"),
+    );
+    expect(message).toContain(`choose ${entry} on the stick's menu`);
   });
 
   it("is not shown for another cluster's mirror member", () => {
