@@ -10,7 +10,6 @@ import { join } from "node:path";
 import { writeFileAtomic } from "../common/atomic-file.ts";
 import { LikenError } from "../common/errors.ts";
 import { MIB } from "../common/size.ts";
-import { CLAIM_HEAD_OFFSET, claimTailOffset, encodeClaim } from "../formats/claim.ts";
 import { parseGpt } from "../formats/gpt.ts";
 import type { IdentityMirrorMember } from "../formats/identity.ts";
 import {
@@ -26,6 +25,7 @@ import { type Disk, inventoryDisks, type MissingDrivers } from "../hardware/disk
 import { missingDriversOf } from "../hardware/missing-drivers.ts";
 import type { Manifest } from "../manifest/types.ts";
 import { readBootId } from "./boot-id.ts";
+import { writeClaimCopies } from "./claim-write.ts";
 import { eraseDisk } from "./erase.ts";
 import { buildEsp } from "./esp.ts";
 import { type DiskHandle, installsWriting, lockDisk } from "./lock.ts";
@@ -409,19 +409,13 @@ class InstallRun {
   private async writeClaims(claim: InstallClaim, complete: boolean): Promise<void> {
     const disks = this.plannedDisks();
     for (const planned of complete ? [...disks].reverse() : disks) {
-      const bytes = encodeClaim({
+      await writeClaimCopies(this.handle(planned.path).file, planned.size, {
         ...claim,
         use: planned.use,
         complete,
         generation: complete ? 2 : 1,
         ...(planned.mirror ? { mirror: planned.mirror } : {}),
       });
-      const { file } = this.handle(planned.path);
-      // One copy, flushed, then the other: a torn write can spoil only one of them.
-      await file.write(bytes, 0, bytes.length, CLAIM_HEAD_OFFSET);
-      await file.sync();
-      await file.write(bytes, 0, bytes.length, claimTailOffset(planned.size));
-      await file.sync();
       if (claim$.hasSubscribers)
         claim$.publish({ disk: planned.path, complete } satisfies ClaimMessage);
     }

@@ -71,8 +71,15 @@ export function planRepair(input: RepairInput): RepairDecision {
   const machine = input.manifest.machines.find((m) => m.name === input.machine);
   const selector = machine?.system_disk;
   const need = (input.survivorSystemEnd ?? 0) + MIB;
+  const member = (3 - mirror.member) as 1 | 2;
+  // A repair that was stopped left its new member partial: the same repair finishes it.
+  const ours = (d: Disk) =>
+    d.verdict === "liken" &&
+    d.claim?.installId === claim.installId &&
+    !d.claim.complete &&
+    d.claim.mirror?.member === member;
   const why = (d: Disk): string | undefined => {
-    if (d.verdict !== "blank")
+    if (d.verdict !== "blank" && !ours(d))
       return `${d.verdict} (${d.reasons.join(", ") || "holds an install"})`;
     if (selector && !matchesSelector(d, selector)) return "does not match system_disk";
     if (d.logicalSectorSize !== survivor.logicalSectorSize)
@@ -82,12 +89,13 @@ export function planRepair(input: RepairInput): RepairDecision {
     return undefined;
   };
   const others = input.disks.filter((d) => d !== survivor).sort(compareDisks);
-  const target = others.find((d) => why(d) === undefined);
+  const target =
+    others.find((d) => ours(d) && why(d) === undefined) ?? others.find((d) => why(d) === undefined);
   if (!target) {
     const list = others.map((d) => `${d.path} ${why(d)}`).join("; ");
     return refusal(
       "NoEligibleDisk",
-      `no blank disk can take member ${3 - mirror.member} of the mirror of ${claim.cluster}/${input.machine}${list ? `: ${list}` : ""}`,
+      `no blank disk can take member ${member} of the mirror of ${claim.cluster}/${input.machine}${list ? `: ${list}` : ""}`,
       "attach a blank disk at least as large as the surviving member; liken never writes a disk that holds data",
     );
   }
@@ -95,7 +103,7 @@ export function planRepair(input: RepairInput): RepairDecision {
     ok: true,
     survivor,
     target,
-    member: (3 - mirror.member) as 1 | 2,
+    member,
     installId: claim.installId,
   };
 }

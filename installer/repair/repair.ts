@@ -17,7 +17,6 @@ import {
   type Claim,
   type ClaimMirror,
   claimTailOffset,
-  encodeClaim,
   judgeClaim,
 } from "../../formats/claim.ts";
 import { type Gpt, type GptEntry, parseGpt } from "../../formats/gpt.ts";
@@ -29,6 +28,7 @@ import { type Disk, inventoryDisks } from "../../hardware/disks/index.ts";
 import type { Manifest } from "../../manifest/types.ts";
 import { copyIntoFat, listFatDir, readFatFile } from "../../tools/mtools.ts";
 import { bootMirror } from "../boot-next.ts";
+import { writeClaimCopies } from "../claim-write.ts";
 import { type DiskHandle, lockDisk } from "../lock.ts";
 import { writeTable } from "../partition-table.ts";
 import { planRepair, survivingMember } from "./plan-repair.ts";
@@ -56,10 +56,8 @@ export async function repairMirror(request: RepairRequest): Promise<RepairOutcom
   const disks = await inventoryDisks({ paths: request.paths });
   const found = survivingMember({ ...request, disks });
   if (!("survivor" in found)) throw refused(found);
-  const survivorGpt = await readGpt(found.survivor);
-  const system = survivorGpt.entries.filter((e) => SYSTEM_LABELS.includes(e.name));
-  const end = Math.max(...system.map((e) => e.start + e.size));
-  const decision = planRepair({ ...request, disks, survivorSystemEnd: end });
+  const system = await survivorSystem(found.survivor);
+  const decision = planRepair({ ...request, disks, survivorSystemEnd: systemEnd(system) });
   if (!decision.ok) throw refused(decision);
   const { survivor, target, member, installId } = decision;
   say(`liken-stick: ${target.path} becomes member ${member} of the mirror beside ${survivor.path}`);
@@ -79,7 +77,7 @@ export async function repairMirror(request: RepairRequest): Promise<RepairOutcom
       generation: 1,
       mirror: { member, peer: peerOf(survivor) },
     };
-    await writeClaim(to, target.size, targetClaim);
+    await writeClaimCopies(to.file, target.size, targetClaim);
     const entries = system.map((e) => ({
       ...e,
       uuid: partitionUuidFor(installId, member - 1, e.name),
@@ -117,12 +115,12 @@ export async function repairMirror(request: RepairRequest): Promise<RepairOutcom
     );
     await to.file.sync();
     // The survivor names its new peer before the new member is complete.
-    await writeClaim(from, survivor.size, {
+    await writeClaimCopies(from.file, survivor.size, {
       ...survivorClaim,
       generation: survivorClaim.generation + 1,
       mirror: { member: (3 - member) as 1 | 2, peer: peerOf(target) },
     });
-    await writeClaim(to, target.size, { ...targetClaim, complete: true, generation: 2 });
+    await writeClaimCopies(to.file, target.size, { ...targetClaim, complete: true, generation: 2 });
   } finally {
     // A lock that will not release goes with this process; the repair's own error stays.
     for (const h of handles) await h.release().catch(() => undefined);
@@ -133,6 +131,17 @@ export async function repairMirror(request: RepairRequest): Promise<RepairOutcom
     `liken-stick: the mirror of ${request.machine} is whole again: ${survivor.path} and ${target.path}`,
   );
   return { survivor: survivor.path, target: target.path, member };
+}
+
+/** The surviving member's system partitions, as its GPT lists them. */
+export async function survivorSystem(survivor: Disk): Promise<GptEntry[]> {
+  const gpt = await readGpt(survivor);
+  return gpt.entries.filter((e) => SYSTEM_LABELS.includes(e.name));
+}
+
+/** Where the last system partition ends: a replacement holds at least that and the last MiB. */
+export function systemEnd(system: readonly GptEntry[]): number {
+  return Math.max(0, ...system.map((e) => e.start + e.size));
 }
 
 function refused(f: { reason: string; what: string; hint: string }): LikenError {
@@ -181,15 +190,6 @@ async function readClaim(h: DiskHandle, size: number): Promise<Claim> {
   const verdict = judgeClaim(head, tail);
   if (verdict.state !== "valid") throw new Error(`${h.path} lost its claim`);
   return verdict.claim;
-}
-
-// One copy, flushed, then the other: a torn write can spoil only one of them.
-async function writeClaim(h: DiskHandle, size: number, claim: Claim): Promise<void> {
-  const bytes = encodeClaim(claim);
-  await h.file.write(bytes, 0, bytes.length, CLAIM_HEAD_OFFSET);
-  await h.file.sync();
-  await h.file.write(bytes, 0, bytes.length, claimTailOffset(size));
-  await h.file.sync();
 }
 
 function peerOf(d: Disk): ClaimMirror["peer"] {
