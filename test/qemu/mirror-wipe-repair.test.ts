@@ -1,8 +1,10 @@
 // A mirrored system disk wiped and repaired on the stick's own kernel (issue 42): a wipe
 // (liken.wipe=1) erases both members and installs them again; with one member absent it
 // refuses, naming the missing member by its serial, and writes nothing. A repair
-// (liken.repair=1) refuses a replacement that holds data, writing nothing, and takes a blank
-// one into the mirror, after which the machine boots with both members in step.
+// refuses a replacement that holds data, writing nothing (unattended, liken.repair=1), and
+// takes a blank one into the mirror (the menu's Repair the mirror of leader-1), after which
+// the machine boots with both members in step; a copy of a slot with a bad block gives way
+// to the other member's.
 import { copyFile, mkdir, mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +16,7 @@ import { cli } from "../cli.ts";
 import { contentDigest, sparseFile } from "../disk-files.ts";
 import { condition, inspect } from "./boot-path.ts";
 import { startVm, stopAllVms } from "./harness.ts";
+import { KEYS, SerialTerminal } from "./menu-screen.ts";
 
 const MANIFEST = "test/fixtures/manifests/good/mirror.toml";
 const MIB = 1024 * 1024;
@@ -24,6 +27,7 @@ let dir: string;
 let release: string;
 let wipeStick: string;
 let repairStick: string;
+let menuStick: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "liken-qemu-mirror-wipe-"));
@@ -36,6 +40,7 @@ beforeAll(async () => {
     });
   wipeStick = await stick(["liken.wipe=1", "liken.then=poweroff"]);
   repairStick = await stick(["liken.repair=1", "liken.then=reboot"]);
+  menuStick = await cachedStick({ manifest: MANIFEST, releaseDir: release });
 }, 900_000);
 afterEach(stopAllVms);
 afterAll(() => rm(dir, { recursive: true, force: true }));
@@ -128,21 +133,31 @@ it("repairs a mirror with a blank disk, never with one that holds data, and boot
   await refused.stop();
   expect([await contentDigest(one.path), await contentDigest(data.path)]).toEqual(digests);
 
+  // The menu's Repair the mirror of leader-1 takes the blank disk; then the machine boots
+  // from its disks alone.
   const blank = await disk("r3", "LIKEN-R3");
-  const vm = await startVm({
-    stick: await freshStick(repairStick, "r"),
-    stickWritable: true,
-    disks: [one, blank],
-    relaunchOnReboot: true,
-  });
-  await vm.waitFor(
-    "liken-stick: /dev/vdb becomes member 2 of the mirror beside /dev/vda",
-    STICK_MS,
-  );
-  await vm.waitFor(
-    "liken-stick: the mirror of leader-1 is whole again: /dev/vda and /dev/vdb",
-    STICK_MS,
-  );
+  const stickVm = await startVm({ stick: menuStick, disks: [one, blank] });
+  const term = new SerialTerminal(stickVm);
+  try {
+    await term.waitFor(
+      ["This machine is installed as leader-1", "> Install as leader-1"],
+      STICK_MS,
+    );
+    await term.keys(KEYS.down, KEYS.down);
+    await term.waitFor(["> Repair the mirror of leader-1"], 30_000);
+    await term.keys(KEYS.enter);
+    await term.waitFor(["/dev/vdb (blank, 4 GiB", "> No, back to the menu"], 120_000);
+    await term.keys(KEYS.down);
+    await term.waitFor(["> Yes, repair the mirror"], 30_000);
+    await term.keys(KEYS.enter);
+    await term.waitFor(["The mirror of leader-1 is whole again.", "> Power off"], 300_000);
+    await term.keys(KEYS.enter);
+    expect((await stickVm.waitForExit(120_000)).shutdownReason).toBe("guest-shutdown");
+  } finally {
+    term.stop();
+    await stickVm.stop();
+  }
+  const vm = await startVm({ disks: [one, blank] });
   expect(await vm.waitFor(/^liken 1\.0\.0 slot a up$/, 300_000)).toBe("liken 1.0.0 slot a up");
   await vm.stop();
   const [a, c] = [await inspect(one.path), await inspect(blank.path)];
