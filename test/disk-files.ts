@@ -2,7 +2,9 @@
 // multi-GiB sparse file in about a second.
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { truncate, writeFile } from "node:fs/promises";
+import { mkdir, truncate, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { run } from "../tools/exec.ts";
 
 const CHUNK = 4 * 1024 * 1024;
 
@@ -10,6 +12,27 @@ const CHUNK = 4 * 1024 * 1024;
 export async function sparseFile(path: string, size: number): Promise<string> {
   await writeFile(path, "");
   await truncate(path, size);
+  return path;
+}
+
+const MIB = 1024 * 1024;
+const GIB = 1024 * MIB;
+
+/**
+ * Someone's data at `path`: a 1 GiB disk whose GPT's one partition, at 1 MiB, holds an ext4
+ * labelled `label` with a file in it (made from a folder beside the disk).
+ */
+export async function ext4DataDisk(path: string, label = "olddata"): Promise<string> {
+  const files = `${path}.files`;
+  await mkdir(files, { recursive: true });
+  await writeFile(join(files, "keep-me.txt"), "data liken did not write\n");
+  await sparseFile(path, GIB);
+  const sectors = (GIB - 2 * MIB) / 512;
+  await run("sfdisk", ["--quiet", path], {
+    input: `label: gpt\nstart=2048, size=${sectors}, type=linux\n`,
+  });
+  const offset = ["-E", `offset=${MIB}`];
+  await run("mkfs.ext4", ["-q", "-F", "-L", label, ...offset, "-d", files, path, "1046528k"]);
   return path;
 }
 

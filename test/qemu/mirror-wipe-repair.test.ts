@@ -5,15 +5,14 @@
 // takes a blank one into the mirror (the menu's Repair the mirror of leader-1), after which
 // the machine boots with both members in step; a copy of a slot with a bad block gives way
 // to the other member's.
-import { copyFile, mkdir, mkdtemp, open, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdtemp, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { cachedRelease, cachedStick } from "../../testing/cached-build.ts";
 import type { VmDisk } from "../../testing/qemu/index.ts";
-import { run } from "../../tools/exec.ts";
 import { cli } from "../cli.ts";
-import { contentDigest, sparseFile } from "../disk-files.ts";
+import { contentDigest, ext4DataDisk, sparseFile } from "../disk-files.ts";
 import { condition, inspect } from "./boot-path.ts";
 import { startVm, stopAllVms } from "./harness.ts";
 import { KEYS, SerialTerminal } from "./menu-screen.ts";
@@ -59,14 +58,9 @@ async function freshStick(from: string, name: string): Promise<string> {
   return copy;
 }
 
-/** Someone's data: an ext4 over the whole disk, with a file. */
+/** Someone's data: a GPT whose one partition holds an ext4 with a file. */
 async function ext4Disk(serial: string): Promise<VmDisk> {
-  const files = join(dir, "files");
-  await mkdir(files, { recursive: true });
-  await writeFile(join(files, "keep-me.txt"), "data liken did not write\n");
-  const d = await disk("data", serial, GIB);
-  await run("mkfs.ext4", ["-q", "-F", "-L", "precious", "-d", files, d.path]);
-  return d;
+  return { path: await ext4DataDisk(join(dir, "data.img"), "precious"), bus: "virtio", serial };
 }
 
 it("wipes both members of a mirror, and refuses a wipe with one member absent, naming it", async () => {

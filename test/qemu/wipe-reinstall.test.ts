@@ -5,14 +5,13 @@
 // erases and reinstalls the first disk, unattended (`liken.wipe=1`) or through the menu's
 // Wipe and reinstall as leader-1, and powers off: the first disk then holds a complete
 // install with a new install id, and the other disks hold exactly the bytes they held.
-import { mkdir, mkdtemp, readFile, rm, truncate, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { cachedRelease, cachedStick } from "../../testing/cached-build.ts";
-import { run } from "../../tools/exec.ts";
 import { cli } from "../cli.ts";
-import { contentDigest } from "../disk-files.ts";
+import { contentDigest, ext4DataDisk } from "../disk-files.ts";
 import { expectNewInstall, inspect } from "../inspect-disk.ts";
 import { startVm } from "./harness.ts";
 import { KEYS, MENU_MANIFEST, menuStick, SerialTerminal } from "./menu-screen.ts";
@@ -66,18 +65,8 @@ async function installedDisk(
 }
 
 /** Someone's data: a GPT whose one partition, at 1 MiB, holds an ext4 with a file. */
-async function ext4Disk(): Promise<string> {
-  const files = join(dir, `files-${++counter}`);
-  await mkdir(files);
-  await writeFile(join(files, "keep-me.txt"), "data liken did not write\n");
-  const disk = await sparse(GIB);
-  const sectors = (GIB - 2 * MIB) / 512;
-  await run("sfdisk", ["--quiet", disk], {
-    input: `label: gpt\nstart=2048, size=${sectors}, type=linux\n`,
-  });
-  const offset = ["-E", `offset=${MIB}`];
-  await run("mkfs.ext4", ["-q", "-F", "-L", "olddata", ...offset, "-d", files, disk, "1046528k"]);
-  return disk;
+function ext4Disk(): Promise<string> {
+  return ext4DataDisk(join(dir, `disk-${++counter}.img`));
 }
 
 function seconds(from: number, to: number): string {
