@@ -66,22 +66,23 @@ export class MirrorPeer {
       return;
     }
     const name = memberName(this.members.peer);
+    const alone = `member ${this.members.booted.member} runs alone`;
+    const absent = SYSTEM_LABELS.filter((l) => !this.partitions.has(l));
     const esp = this.partitions.get(partitionLabel("esp"));
     const state = this.partitions.get(partitionLabel("state"));
-    if (this.partitions.size < SYSTEM_LABELS.length || !esp || !state) {
-      step(
-        `mirror: ${name} is missing: this disk (member ${this.members.booted.member}) runs alone`,
-      );
-      return;
-    }
+    if (absent.length === SYSTEM_LABELS.length) return step(`${name} is missing: ${alone}`);
+    if (absent.length > 0 || !esp || !state)
+      return step(`${name} lacks its partition ${absent.join(", ")}: ${alone}`);
     try {
       await mkdir(PEER_ESP, { recursive: true });
       await mkdir(PEER_STATE, { recursive: true });
       await mount(esp.device, PEER_ESP, "vfat");
       await mount(state.device, PEER_STATE, "ext4");
       this.#mounted = true;
-      step(`mirror: ${name} is ${esp.disk}`);
+      step(`this boot is mirror member ${this.members.booted.member}; ${name} is on ${esp.disk}`);
     } catch (error) {
+      // The ESP may have mounted before the state did not: the peer is not written either way.
+      await umount(PEER_ESP).catch(() => undefined);
       this.fail("mount", error);
     }
   }
@@ -112,7 +113,7 @@ export class MirrorPeer {
     if (this.#failure !== null || typeof this.members === "string") return;
     this.#failure = `${what}: ${firstLine(error)}`;
     step(
-      `mirror: ${memberName(this.members.peer)} failed (${this.#failure}): this disk (member ${this.members.booted.member}) runs alone`,
+      `${memberName(this.members.peer)} failed (${this.#failure}): member ${this.members.booted.member} runs alone`,
     );
   }
 

@@ -156,7 +156,7 @@ async function apply(
         if (action.text === null)
           // A document already gone is what this wants.
           await unlink(join(to.state, action.path)).catch(() => undefined);
-        else await writeFileAtomic(join(to.state, action.path), action.text);
+        else await writeFileAtomic(join(to.state, action.path), action.text, modeOf(action.path));
         break;
       case "setGeneration":
         await writeMirrorGeneration(to.esp, action.generation);
@@ -165,6 +165,11 @@ async function apply(
         action satisfies never;
     }
   }
+}
+
+// Each document keeps the mode its writer gives it: spec.toml is readable by all.
+function modeOf(path: string): number {
+  return path === STATE_FILES.spec ? 0o644 : 0o640;
 }
 
 // The slot's partition copied and read back against its release.toml, then its kernel,
