@@ -3,16 +3,16 @@
 // and the machine boots with SystemDiskMirrored True on both members. With member 1 pulled
 // out, the firmware boots member 2 alone, which says member 1 is missing by its serial. With
 // member 1 back, it boots first, finds itself behind member 2, is brought up to date and
-// reboots, and the two are in step again.
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+// reboots, and the two are in step again. A staged release, its trial's counter and its bless
+// reach both members; an update made with member 1 gone reaches it when it returns.
+import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { cachedRelease, cachedStick } from "../../testing/cached-build.ts";
 import type { VmDisk } from "../../testing/qemu/index.ts";
-import { run } from "../../tools/exec.ts";
 import { cli } from "../cli.ts";
-import { contentDigest, sparseFile } from "../disk-files.ts";
+import { contentDigest, ext4DataDisk, sparseFile } from "../disk-files.ts";
 import { condition, inspect, updateMedium } from "./boot-path.ts";
 import { startVm, stopAllVms, type Vm } from "./harness.ts";
 
@@ -39,21 +39,6 @@ beforeAll(async () => {
 }, 600_000);
 afterEach(stopAllVms);
 afterAll(() => rm(dir, { recursive: true, force: true }));
-
-/** Someone's data: a GPT whose one partition, at 1 MiB, holds an ext4 with a file. */
-async function ext4Disk(): Promise<string> {
-  const files = join(dir, "files");
-  await mkdir(files);
-  await writeFile(join(files, "keep-me.txt"), "data liken did not write\n");
-  const disk = await sparseFile(join(dir, "data.img"), GIB);
-  const sectors = (GIB - 2 * MIB) / 512;
-  await run("sfdisk", ["--quiet", disk], {
-    input: `label: gpt\nstart=2048, size=${sectors}, type=linux\n`,
-  });
-  const offset = ["-E", `offset=${MIB}`];
-  await run("mkfs.ext4", ["-q", "-F", "-L", "precious", ...offset, "-d", files, disk, "1046528k"]);
-  return disk;
-}
 
 /** Ends a VM whose boot is complete (the agent unmounted what it wrote), keeping its variables. */
 async function powerOff(vm: Vm, name: string): Promise<string> {
@@ -100,7 +85,11 @@ it("installs leader-1 mirrored unattended, boots from either member, and brings 
     bus: "virtio",
     serial: "LIKEN-M2",
   };
-  const data: VmDisk = { path: await ext4Disk(), bus: "virtio", serial: "LIKEN-DATA" };
+  const data: VmDisk = {
+    path: await ext4DataDisk(join(dir, "data.img"), "precious"),
+    bus: "virtio",
+    serial: "LIKEN-DATA",
+  };
   const before = await contentDigest(data.path);
   const stickCopy = join(dir, "stick.img");
   await copyFile(stick, stickCopy);
@@ -199,6 +188,39 @@ it("stages 2.0.0 on both members, carries its trial's counter rename to the othe
       a: { version: "1.0.0", hashMatches: true },
       b: { version: "2.0.0", hashMatches: true },
     });
+    expect(condition(seen, "SystemDiskMirrored")?.status).toBe("True");
+  }
+}, 1_800_000);
+
+it("updates to 2.0.0 with member 1 gone, and brings member 1 up to it when it returns", async () => {
+  const medium: VmDisk = {
+    path: await updateMedium(dir, "2.0.0", v2, { name: "medium-gone" }),
+    bus: "virtio",
+  };
+  const [one, two] = await installedMirror("gone");
+  const alone = await startVm({ disks: [two, medium], relaunchOnReboot: true });
+  await alone.waitFor(
+    /^liken: mirror member 1 \(\S+gone-m1\.img at the install\) is missing: member 2 runs alone$/,
+    BOOT_MS,
+  );
+  await alone.waitFor("liken: trial passed: 2.0.0 in slot b is the proven release", BOOT_MS);
+  await alone.waitFor(/^liken 2\.0\.0 slot b up$/, BOOT_MS);
+  await powerOff(alone, "gone");
+  expect(await entryNames(one)).toEqual(["liken-a-1.0.0.conf"]);
+
+  // Member 1 back, first on the bus: it boots 1.0.0, finds member 2 ahead, copies 2.0.0 into
+  // its slot b and reboots into it.
+  const back = await startVm({ disks: [one, two], relaunchOnReboot: true });
+  await back.waitFor(
+    /^liken: mirror: member 1 was behind member 2 \(generation \d+ < \d+\): brought up to date, rebooting$/,
+    BOOT_MS,
+  );
+  await back.waitFor(/^liken 2\.0\.0 slot b up$/, BOOT_MS);
+  await powerOff(back, "returned");
+  for (const member of [one, two]) {
+    expect(await entryNames(member)).toEqual(["liken-a-1.0.0.conf", "liken-b-2.0.0.conf"]);
+    const seen = await inspect(member.path);
+    expect(seen.slots.b).toEqual({ version: "2.0.0", hashMatches: true });
     expect(condition(seen, "SystemDiskMirrored")?.status).toBe("True");
   }
 }, 1_800_000);
