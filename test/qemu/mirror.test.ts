@@ -4,7 +4,8 @@
 // out, the firmware boots member 2 alone, which says member 1 is missing by its serial. With
 // member 1 back, it boots first, finds itself behind member 2, is brought up to date and
 // reboots, and the two are in step again. A staged release, its trial's counter and its bless
-// reach both members; an update made with member 1 gone reaches it when it returns.
+// reach both members; an update made with member 1 gone, and a fallback from one that fails
+// its health check, reach member 1 when it returns.
 import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -221,6 +222,40 @@ it("updates to 2.0.0 with member 1 gone, and brings member 1 up to it when it re
     expect(await entryNames(member)).toEqual(["liken-a-1.0.0.conf", "liken-b-2.0.0.conf"]);
     const seen = await inspect(member.path);
     expect(seen.slots.b).toEqual({ version: "2.0.0", hashMatches: true });
+    expect(condition(seen, "SystemDiskMirrored")?.status).toBe("True");
+  }
+}, 1_800_000);
+
+it("falls back from a 2.0.0 that fails its health check with member 1 gone, and gives member 1 the rejection when it returns", async () => {
+  const bad = await cachedRelease({ version: "2.0.0", fault: "health" });
+  const medium: VmDisk = {
+    path: await updateMedium(dir, "2.0.0", bad, { name: "medium-bad" }),
+    bus: "virtio",
+  };
+  const [one, two] = await installedMirror("fallback");
+  const alone = await startVm({ disks: [two, medium], relaunchOnReboot: true });
+  await alone.waitFor("liken: trial of 2.0.0 failed: the release's own check failed", BOOT_MS);
+  await alone.waitFor("liken: release 2.0.0 was rejected (HealthCheckFailed)", BOOT_MS);
+  await alone.waitFor(/^liken 1\.0\.0 slot a up$/, BOOT_MS);
+  await powerOff(alone, "fallback");
+  const fellBack = await inspect(two.path);
+  expect(condition(fellBack, "RejectedLastBoot")).toMatchObject({
+    status: "True",
+    reason: "HealthCheckFailed",
+  });
+  expect(condition(fellBack, "SystemDiskMirrored")?.reason).toBe("MemberMissing");
+
+  const back = await startVm({ disks: [one, two], relaunchOnReboot: true });
+  await back.waitFor(
+    /^liken: mirror: member 1 was behind member 2 \(generation \d+ < \d+\): brought up to date, rebooting$/,
+    BOOT_MS,
+  );
+  await back.waitFor(/^liken 1\.0\.0 slot a up$/, BOOT_MS);
+  await powerOff(back, "fallback-back");
+  for (const member of [one, two]) {
+    expect(await entryNames(member)).toEqual(["liken-a-1.0.0.conf"]);
+    const seen = await inspect(member.path);
+    expect(condition(seen, "RejectedLastBoot")?.reason).toBe("HealthCheckFailed");
     expect(condition(seen, "SystemDiskMirrored")?.status).toBe("True");
   }
 }, 1_800_000);
