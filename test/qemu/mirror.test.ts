@@ -3,9 +3,10 @@
 // and the machine boots with SystemDiskMirrored True on both members. With member 1 pulled
 // out, the firmware boots member 2 alone, which says member 1 is missing by its serial. With
 // member 1 back, it boots first, finds itself behind member 2, is brought up to date and
-// reboots, and the two are in step again. A staged release, its trial's counter and its bless
-// reach both members; an update made with member 1 gone, and a fallback from one that fails
-// its health check, reach member 1 when it returns.
+// reboots, and the two are in step again; with member 2 pulled out, member 1 boots alone
+// and names it. A staged release, its trial's counter and its bless reach both members; an
+// update made with member 1 gone, and a fallback from one that fails its health check,
+// reach member 1 when it returns.
 import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -151,9 +152,22 @@ it("installs leader-1 mirrored unattended, boots from either member, and brings 
   );
   expect(await back.waitFor(UP, BOOT_MS)).toBe("liken 1.0.0 slot a up");
   expect(back.boots).toBe(2);
-  await powerOff(back, "back");
+  const inStep = await powerOff(back, "back");
   for (const member of [one, two])
     expect(await mirrored(member.path)).toMatchObject({ status: "True", reason: "BothMembers" });
+
+  // Member 2 pulled out: member 1 boots alone and names member 2 by its serial.
+  const first = await startVm({ disks: [one, data], varsFrom: inStep, relaunchOnReboot: true });
+  await first.waitFor(
+    "liken: mirror member 2 (serial LIKEN-M2) is missing: member 1 runs alone",
+    BOOT_MS,
+  );
+  expect(await first.waitFor(UP, BOOT_MS)).toBe("liken 1.0.0 slot a up");
+  await powerOff(first, "first-alone");
+  expect(await mirrored(one.path)).toMatchObject({ status: "False", reason: "MemberMissing" });
+  expect((await mirrored(one.path))?.message).toContain(
+    "mirror member 2 (serial LIKEN-M2) is missing",
+  );
   expect(await contentDigest(data.path)).toBe(before);
 }, 1_800_000);
 
