@@ -3,11 +3,8 @@
 // to the other disk's slot, and read back against the sha256 its release.toml names, as
 // staging reads back what it wrote (stage-release.ts).
 import { open } from "node:fs/promises";
-import { MIB } from "../common/size.ts";
 import type { ReleaseInfo } from "../formats/release.ts";
-import { hashRegion } from "../formats/write-image.ts";
-
-const CHUNK = 4 * MIB;
+import { copyRegion, hashRegion } from "../formats/write-image.ts";
 
 export async function copySlotPartition(
   fromDevice: string,
@@ -19,18 +16,11 @@ export async function copySlotPartition(
   try {
     const target = await open(toDevice, "r+");
     try {
-      const buffer = Buffer.alloc(CHUNK);
-      for (let pos = 0; pos < length; pos += CHUNK) {
-        const n = Math.min(CHUNK, length - pos);
-        const { bytesRead } = await source.read(buffer, 0, n, pos);
-        if (bytesRead !== n)
-          throw new Error(
-            `${fromDevice} ends at byte ${pos + bytesRead}, release ${release.version} is ${length} bytes`,
-          );
-        let done = 0;
-        while (done < n)
-          done += (await target.write(buffer, done, n - done, pos + done)).bytesWritten;
-      }
+      await copyRegion(source, 0, target, 0, length).catch((error: Error) => {
+        throw new Error(
+          `${fromDevice} to ${toDevice}, release ${release.version}: ${error.message}`,
+        );
+      });
       await target.sync();
       const written = await hashRegion(target, 0, length);
       const expected = release.files["rootfs.img"]?.sha256;

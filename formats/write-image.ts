@@ -97,6 +97,24 @@ export async function hashRegion(
   return hash.digest("hex");
 }
 
+/** Copies `length` bytes at `fromOffset` of `from` to `toOffset` of `to` (disk to disk, unflushed). */
+export async function copyRegion(
+  from: FileHandle,
+  fromOffset: number,
+  to: FileHandle,
+  toOffset: number,
+  length: number,
+): Promise<void> {
+  const buffer = Buffer.alloc(Math.min(CHUNK, length));
+  for (let pos = 0; pos < length; pos += buffer.length) {
+    const n = Math.min(buffer.length, length - pos);
+    const { bytesRead } = await from.read(buffer, 0, n, fromOffset + pos);
+    if (bytesRead !== n)
+      throw new Error(`short read at byte ${fromOffset + pos}: ${bytesRead} of ${n}`);
+    await writeAll(to, buffer.subarray(0, n), toOffset + pos);
+  }
+}
+
 /** Writes zeros over `length` bytes at `offset`. */
 export async function zeroRegion(
   target: FileHandle,

@@ -4,12 +4,10 @@
 // still in boots the stick again, which then decides (installer/unattended/install-once.ts).
 // A mirror's two members each get an entry, and both go into the boot order right after the
 // stick, so the firmware boots the second when the first is gone.
-import { constants, open } from "node:fs/promises";
 import { LikenError } from "../common/errors.ts";
 import { partitionLabel } from "../common/partition-labels.ts";
-import { MIB } from "../common/size.ts";
 import { encodeLoadOption } from "../formats/efi-load-option.ts";
-import { parseGpt } from "../formats/gpt.ts";
+import { readGpt } from "../formats/gpt-read.ts";
 import { PARTITION_TYPES } from "../formats/gpt-types.ts";
 import { bootEntryInto, bootNextInto, bootOrderWith, setBootNext } from "../hardware/efi-vars.ts";
 import { ESP_LOADER } from "./esp.ts";
@@ -67,14 +65,7 @@ async function entryFor(path: string, description: string) {
 }
 
 async function readEsp(path: string) {
-  const handle = await open(path, constants.O_RDONLY);
-  const head = Buffer.alloc(MIB);
-  try {
-    await handle.read(head, 0, head.length, 0);
-  } finally {
-    await handle.close();
-  }
-  const gpt = parseGpt(head);
+  const gpt = await readGpt(path);
   const esp = gpt?.entries.find(
     (e) => e.typeGuid === PARTITION_TYPES.esp && e.name === partitionLabel("esp"),
   );

@@ -186,7 +186,7 @@ function systemDisk(
   index: number,
   peer: Candidate | undefined,
 ): DiskBuilder {
-  const mirror = peer ? { member: (index + 1) as 1 | 2, peer: peerOf(peer.disk) } : undefined;
+  const mirror = peer ? { member: (index + 1) as 1 | 2, peer: mirrorPeerOf(peer.disk) } : undefined;
   const builder = new DiskBuilder(system, "system", installId, index, mirror);
   const contents: [PartitionContent, string][] = [
     ["esp", partitionLabel("esp")],
@@ -564,7 +564,7 @@ function sectorProblem(d: Disk, esp: number): LeftOutCause | undefined {
 }
 
 // The other member as its claim names it: serial and WWN where the disk has them, else its path.
-function peerOf(d: Disk): PlannedMirror["peer"] {
+export function mirrorPeerOf(d: Disk): PlannedMirror["peer"] {
   if (!d.serial && !d.wwn) return { path: d.path };
   return { ...(d.serial ? { serial: d.serial } : {}), ...(d.wwn ? { wwn: d.wwn } : {}) };
 }

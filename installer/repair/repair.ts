@@ -4,7 +4,7 @@
 // copied from the survivor and read back; its ESP's entries name its own slots. The claim
 // goes first and its complete flag last, as in an install: killed at any point, the new
 // disk reads `liken` (partial) and the same repair finishes it.
-import { type FileHandle, mkdtemp, open, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LikenError } from "../../common/errors.ts";
@@ -15,15 +15,15 @@ import {
   CLAIM_HEAD_OFFSET,
   CLAIM_SIZE,
   type Claim,
-  type ClaimMirror,
   claimTailOffset,
   judgeClaim,
 } from "../../formats/claim.ts";
-import { type Gpt, type GptEntry, parseGpt } from "../../formats/gpt.ts";
+import type { Gpt, GptEntry } from "../../formats/gpt.ts";
+import { readGpt } from "../../formats/gpt-read.ts";
 import { partitionUuidFor, tableIdFor } from "../../formats/install-ids.ts";
 import { journalHeader } from "../../formats/journal-header.ts";
 import { readReleaseToml } from "../../formats/release.ts";
-import { hashRegion, writeImage, zeroRegion } from "../../formats/write-image.ts";
+import { copyRegion, hashRegion, writeImage, zeroRegion } from "../../formats/write-image.ts";
 import { type Disk, inventoryDisks } from "../../hardware/disks/index.ts";
 import type { Manifest } from "../../manifest/types.ts";
 import { copyIntoFat, listFatDir, readFatFile } from "../../tools/mtools.ts";
@@ -31,6 +31,7 @@ import { bootMirror } from "../boot-next.ts";
 import { writeClaimCopies } from "../claim-write.ts";
 import { type DiskHandle, lockDisk } from "../lock.ts";
 import { writeTable } from "../partition-table.ts";
+import { mirrorPeerOf } from "../plan/plan-layout.ts";
 import { planRepair, survivingMember } from "./plan-repair.ts";
 
 export interface RepairRequest {
@@ -48,8 +49,6 @@ export interface RepairOutcome {
   readonly target: string;
   readonly member: 1 | 2;
 }
-
-const CHUNK = 4 * MIB;
 
 export async function repairMirror(request: RepairRequest): Promise<RepairOutcome> {
   const say = request.say ?? (() => undefined);
@@ -75,7 +74,7 @@ export async function repairMirror(request: RepairRequest): Promise<RepairOutcom
       ...survivorClaim,
       complete: false,
       generation: 1,
-      mirror: { member, peer: peerOf(survivor) },
+      mirror: { member, peer: mirrorPeerOf(survivor) },
     };
     await writeClaimCopies(to.file, target.size, targetClaim);
     const entries = system.map((e) => ({
@@ -118,7 +117,7 @@ export async function repairMirror(request: RepairRequest): Promise<RepairOutcom
     await writeClaimCopies(from.file, survivor.size, {
       ...survivorClaim,
       generation: survivorClaim.generation + 1,
-      mirror: { member: (3 - member) as 1 | 2, peer: peerOf(target) },
+      mirror: { member: (3 - member) as 1 | 2, peer: mirrorPeerOf(target) },
     });
     await writeClaimCopies(to.file, target.size, { ...targetClaim, complete: true, generation: 2 });
   } finally {
@@ -135,7 +134,7 @@ export async function repairMirror(request: RepairRequest): Promise<RepairOutcom
 
 /** The surviving member's system partitions, as its GPT lists them. */
 export async function survivorSystem(survivor: Disk): Promise<GptEntry[]> {
-  const gpt = await readGpt(survivor);
+  const gpt = await readSystemGpt(survivor);
   return gpt.entries.filter((e) => SYSTEM_LABELS.includes(e.name));
 }
 
@@ -148,15 +147,8 @@ function refused(f: { reason: string; what: string; hint: string }): LikenError 
   return new LikenError({ kind: "refused", what: f.what, hint: f.hint, reason: f.reason });
 }
 
-async function readGpt(disk: Disk): Promise<Gpt> {
-  const handle = await open(disk.path, "r");
-  const head = Buffer.alloc(MIB);
-  try {
-    await handle.read(head, 0, head.length, 0);
-  } finally {
-    await handle.close();
-  }
-  const gpt = parseGpt(head, [disk.logicalSectorSize]);
+async function readSystemGpt(disk: Disk): Promise<Gpt> {
+  const gpt = await readGpt(disk.path, [disk.logicalSectorSize]);
   if (!gpt)
     throw new LikenError({
       kind: "failed",
@@ -190,11 +182,6 @@ async function readClaim(h: DiskHandle, size: number): Promise<Claim> {
   const verdict = judgeClaim(head, tail);
   if (verdict.state !== "valid") throw new Error(`${h.path} lost its claim`);
   return verdict.claim;
-}
-
-function peerOf(d: Disk): ClaimMirror["peer"] {
-  if (!d.serial && !d.wwn) return { path: d.path };
-  return { ...(d.serial ? { serial: d.serial } : {}), ...(d.wwn ? { wwn: d.wwn } : {}) };
 }
 
 function slotUuids(entries: readonly GptEntry[]): Record<"a" | "b", string> {
@@ -257,23 +244,6 @@ async function copySlot(
       hint: "check both disks' health (dmesg), then run the repair again",
       reason: "VerifyFailed",
     });
-}
-
-async function copyRegion(
-  from: FileHandle,
-  fromOffset: number,
-  to: FileHandle,
-  toOffset: number,
-  length: number,
-): Promise<void> {
-  const buffer = Buffer.alloc(CHUNK);
-  for (let pos = 0; pos < length; pos += CHUNK) {
-    const n = Math.min(CHUNK, length - pos);
-    const { bytesRead } = await from.read(buffer, 0, n, fromOffset + pos);
-    if (bytesRead !== n)
-      throw new Error(`short read at byte ${fromOffset + pos}: ${bytesRead} of ${n}`);
-    await to.write(buffer, 0, n, toOffset + pos);
-  }
 }
 
 // Both members in the firmware's boot order, member 1 first: on the machine itself (block

@@ -146,7 +146,7 @@ async function repairOnce(
   const { manifest, machine, say } = request;
   const target = { cluster: manifest.cluster, machine };
   const found = survivingMember({ disks, manifest, machine });
-  let members: readonly Disk[];
+  let members: [string, string];
   let result: "repaired" | "whole";
   if ("survivor" in found) {
     const repaired = await repairMirror({
@@ -156,13 +156,17 @@ async function repairOnce(
       ...(request.efivars ? { efivars: request.efivars } : {}),
       say,
     });
-    members = await inventoryDisks({ paths: [repaired.survivor, repaired.target] });
+    const { survivor, target: taken } = repaired;
+    members = repaired.member === 2 ? [survivor, taken] : [taken, survivor];
     result = "repaired";
   } else {
-    members = disks.filter(
-      (d) => d.claim?.mirror && d.claim.cluster === manifest.cluster && d.claim.machine === machine,
-    );
-    if (members.length !== 2)
+    const [one, two, ...more] = disks
+      .filter(
+        (d) =>
+          d.claim?.mirror && d.claim.cluster === manifest.cluster && d.claim.machine === machine,
+      )
+      .sort((a, b) => (a.claim?.mirror?.member ?? 0) - (b.claim?.mirror?.member ?? 0));
+    if (!one || !two || more.length > 0)
       throw new LikenError({
         kind: "refused",
         what: found.what,
@@ -170,17 +174,12 @@ async function repairOnce(
         reason: found.reason,
       });
     say(`liken-stick: ${found.what}; nothing written; ${next}`);
+    members = [one.path, two.path];
     result = "whole";
   }
-  const [first, second] = [...members].sort(
-    (a, b) => (a.claim?.mirror?.member ?? 0) - (b.claim?.mirror?.member ?? 0),
-  ) as [Disk, Disk];
-  const bootEntry = await bootNext(request, {
-    path: first.path,
-    mirrorPeer: second.path,
-    ...target,
-  });
-  return { result, disk: first.path, bootEntry };
+  const [first, mirrorPeer] = members;
+  const bootEntry = await bootNext(request, { path: first, mirrorPeer, ...target });
+  return { result, disk: first, bootEntry };
 }
 
 async function bootNext(
