@@ -147,6 +147,17 @@ function watchdogArgs(spec: VmSpec): string[] {
     // `-action watchdog=reset` is the 6.0+ spelling of `-watchdog-action reset` (both in 7.2).
     ...["-action", "watchdog=reset"],
     ...(spec.debugExit ? ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"] : []),
+    ...tpmArgs(spec.tpmSocket),
+  ];
+}
+
+// QEMU's TPM passthrough to swtpm: the emulator backend speaks swtpm's control protocol.
+function tpmArgs(socket: string | undefined): string[] {
+  if (!socket) return [];
+  return [
+    ...["-chardev", `socket,id=tpmchr,path=${qemuValue(socket)}`],
+    ...["-tpmdev", "emulator,id=tpm0,chardev=tpmchr"],
+    ...["-device", "tpm-crb,tpmdev=tpm0"],
   ];
 }
 

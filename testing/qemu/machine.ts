@@ -191,6 +191,11 @@ export interface VmSpec {
    * is there as well, as on an Intel board.
    */
   readonly watchdog?: "i6300esb" | "ib700" | "none";
+  /**
+   * A TPM 2.0 on the CRB interface (as a server's fTPM or dTPM appears), backed by the swtpm
+   * listening on this control socket (testing/swtpm.ts): OVMF measures the boot into it.
+   */
+  readonly tpmSocket?: string;
   /** isa-debug-exit at port 0xf4: a guest write of V makes QEMU exit with (V << 1) | 1. */
   readonly debugExit?: boolean;
   /**
