@@ -34,6 +34,8 @@ export function stickRootInit(): string {
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:/run/bin HOME=/root LANG=C.UTF-8 TMPDIR=/tmp
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=0700 tmpfs /root
+# The TPM's event log (what the firmware measured: option ROMs before Secure Boot enrollment).
+mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
 
 ${STICK_SAY_AND_HOLD}
 
