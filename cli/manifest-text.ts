@@ -26,9 +26,13 @@ export function renderManifest(m: Manifest): string {
     lines.push(
       "",
       "[secure_boot]",
-      `keep_microsoft = ${m.secureBoot.keepMicrosoft}`,
+      ...(m.secureBoot.keepMicrosoft === undefined
+        ? []
+        : [`keep_microsoft = ${m.secureBoot.keepMicrosoft}`]),
       `enroll = ${q(m.secureBoot.enroll)}`,
     );
+  if (m.encryption)
+    lines.push("", "[encryption]", "tpm = true", `recovery = ${q(m.encryption.recovery)}`);
   for (const s of m.storage)
     lines.push("", "[[storage]]", `role = ${q(s.role)}`, `size = ${size(s.size)}`);
   for (const machine of m.machines) lines.push("", ...machineLines(machine));

@@ -6,6 +6,7 @@ export { formatProblem } from "./problems.ts";
 export { LAYOUT_DEFAULTS, MINIMUMS, parseSize } from "./size.ts";
 export type {
   DiskSelector,
+  EncryptionSettings,
   Layout,
   Machine,
   MachineRole,

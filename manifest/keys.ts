@@ -8,10 +8,13 @@ export const TOP_KEYS = [
   "storage",
   "machines",
   "secure_boot",
+  "encryption",
 ] as const;
 export const RELEASE_KEYS = ["version"] as const;
 export const SECURE_BOOT_KEYS = ["keep_microsoft", "enroll"] as const;
 export const ENROLL_MODES = ["force", "manual"] as const;
+export const ENCRYPTION_KEYS = ["tpm", "recovery"] as const;
+export const RECOVERY_PLACES = ["report", "console"] as const;
 export const LAYOUT_KEYS = ["esp", "slot", "crash_journal", "state"] as const;
 export const STORAGE_KEYS = ["role", "size"] as const;
 export const MACHINE_KEYS = [

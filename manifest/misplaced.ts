@@ -2,6 +2,7 @@
 // after a [header] belongs to that table, so a key that is written a few lines too low,
 // or under a missing header, lands in the wrong table.
 import {
+  ENCRYPTION_KEYS,
   INTERFACE_KEYS,
   LAYOUT_KEYS,
   MACHINE_KEYS,
@@ -18,6 +19,7 @@ const HOMES: readonly (readonly [readonly string[], string])[] = [
   [STORAGE_KEYS, "a [[storage]] table"],
   [SELECTOR_KEYS, "a system_disk table"],
   [SECURE_BOOT_KEYS, "[secure_boot]"],
+  [ENCRYPTION_KEYS, "[encryption]"],
   [INTERFACE_KEYS, "a [[machines.interfaces]] table"],
 ];
 

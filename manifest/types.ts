@@ -72,12 +72,24 @@ export interface Manifest {
   readonly machines: readonly Machine[];
   /** Present when the cluster's machines boot with Secure Boot: its images must be signed. */
   readonly secureBoot?: SecureBootSettings;
+  /** Present with `tpm = true`: the state partition and storage roles are LUKS2. */
+  readonly encryption?: EncryptionSettings;
+}
+
+export interface EncryptionSettings {
+  /** The volumes' key is sealed by the machine's TPM 2.0 to PCR 7. */
+  readonly tpm: true;
+  /** Where the one recovery key goes at install: the unattended report, or the screen. */
+  readonly recovery: "report" | "console";
 }
 
 export interface SecureBootSettings {
-  /** Keep Microsoft's UEFI CA in db beside the cluster's key (option ROMs need it). */
-  readonly keepMicrosoft: boolean;
-  /** systemd-boot's secure-boot-enroll: at once in setup mode, or from its menu. */
+  /**
+   * Keep Microsoft's UEFI CA in db beside the cluster's key (option ROMs need it); undefined:
+   * the stick decides on each machine from the option ROMs its firmware ran.
+   */
+  readonly keepMicrosoft: boolean | undefined;
+  /** At once in setup mode, by the stick's Linux, or from an entry in systemd-boot's menu. */
   readonly enroll: "force" | "manual";
 }
 

@@ -87,6 +87,9 @@ export const STICK_NAMED_MODULES: readonly string[] = [
   // the declared network's bonds and VLANs, for the unattended report (hardware/network/)
   "bonding",
   "8021q",
+  // [encryption] tpm = true: the installer formats LUKS2 (aes-xts-plain64) through dm-crypt
+  "dm_crypt",
+  "xts",
 ];
 
 /** The NIC drivers the netboot initramfs carries: every wired one, and virtio's. */

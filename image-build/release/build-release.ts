@@ -103,6 +103,8 @@ const ROOT_TOOLS = [
   // iproute2's: bonds, VLANs and JSON (busybox's ip has neither); the roots' PATH puts it
   // before busybox's applets
   "bin/ip",
+  // [encryption] tpm = true: the boot agent opens the state partition and the storage roles
+  "sbin/cryptsetup",
 ];
 
 export interface ReleaseOptions {

@@ -48,6 +48,9 @@ export const ROOT_NETWORK_MODULES: readonly string[] = [
 export const ROOT_FILESYSTEM_MODULES: readonly string[] = [
   "ext4",
   "crc32c_generic", // ext4 asks the crypto API for crc32c at mount
+  // LUKS2 volumes ([encryption]): aes-xts-plain64 through dm-crypt
+  "dm_crypt",
+  "xts",
 ];
 
 /**
