@@ -68,6 +68,8 @@ export interface VmOptions {
   /** q35 by default; pc has no chipset watchdog. */
   readonly machine?: "q35" | "pc";
   readonly debugExit?: boolean;
+  /** A TPM 2.0 (tpm-crb) backed by the swtpm on this control socket (testing/swtpm.ts). */
+  readonly tpmSocket?: string;
   /** Keep the scratch folder after stop() (also LIKEN_KEEP_VMS=1), for a look at its log. */
   readonly keepScratch?: boolean;
 }
@@ -347,6 +349,7 @@ export class Vm {
       ...(this.#options.system ? { system: this.#options.system } : {}),
       ...(this.#options.machine ? { machine: this.#options.machine } : {}),
       debugExit: this.#options.debugExit ?? false,
+      ...(this.#options.tpmSocket ? { tpmSocket: this.#options.tpmSocket } : {}),
     };
     const qemu = await startQemu(spec);
     let ended = false;
