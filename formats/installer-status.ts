@@ -17,6 +17,8 @@ export type InstallFailureReason =
   | "DiskNotBlank"
   | "DiskNotLiken"
   | "MirrorMemberMissing"
+  | "NoTpm"
+  | "RecoveryKeyNowhere"
   | "DiskTooSmall"
   | "SectorSizeUnsupported"
   | "DiskBusy"

@@ -23,9 +23,12 @@ import { type ReleaseInfo, requireRelease, verifyRelease } from "../formats/rele
 import { hashRegion, writeImage, zeroRegion } from "../formats/write-image.ts";
 import { type Disk, inventoryDisks, type MissingDrivers } from "../hardware/disks/index.ts";
 import { missingDriversOf } from "../hardware/missing-drivers.ts";
+import { readTpmPresence } from "../hardware/tpm/presence.ts";
 import type { Manifest } from "../manifest/types.ts";
+import { LUKS_DATA_OFFSET } from "../tools/cryptsetup.ts";
 import { readBootId } from "./boot-id.ts";
 import { writeClaimCopies } from "./claim-write.ts";
+import { encryptVolume, makeVolumeKeys, type Volume, type VolumeKeys } from "./encrypt-volume.ts";
 import { eraseDisk } from "./erase.ts";
 import { buildEsp } from "./esp.ts";
 import { type DiskHandle, installsWriting, lockDisk } from "./lock.ts";
@@ -101,10 +104,21 @@ export interface InstallRequest {
    * slot write. It then throws, its status at phase Interrupted.
    */
   readonly interrupt?: AbortSignal;
+  /**
+   * Where this caller puts the recovery key of an encrypted install ([encryption]): the
+   * unattended report, a screen. None: an encrypted install is refused before it writes.
+   */
+  readonly recoveryTo?: readonly ("report" | "console")[];
 }
 
 export type InstallOutcome =
-  | { readonly result: "installed"; readonly layout: Layout; readonly status: InstallerStatus }
+  | {
+      readonly result: "installed";
+      readonly layout: Layout;
+      readonly status: InstallerStatus;
+      /** [encryption]: the one recovery key, for the caller to show or send once. */
+      readonly recoveryKey?: string;
+    }
   | { readonly result: "already-installed"; readonly disk: Disk; readonly status: InstallerStatus };
 
 /**
@@ -150,6 +164,8 @@ class InstallRun {
   private status: StatusHold | undefined;
   /** The status writes in order: each waits for the one before (one temporary file). */
   private statusWrites: Promise<void> = Promise.resolve();
+  /** [encryption]: this run's keys, made at the first encrypted volume. */
+  private keys: VolumeKeys | undefined;
 
   constructor(
     private readonly request: InstallRequest,
@@ -181,7 +197,13 @@ class InstallRun {
       "",
       `installed on ${plan.layout.disks.map((d) => d.path).join(", ")}`,
     );
-    return { result: "installed", layout: plan.layout, status };
+    const recoveryKey = this.keys?.recoveryKey;
+    return {
+      result: "installed",
+      layout: plan.layout,
+      status,
+      ...(recoveryKey ? { recoveryKey } : {}),
+    };
   }
 
   // What each step of the plan does; the order and the words are the plan's (steps.ts).
@@ -335,6 +357,8 @@ class InstallRun {
       wipeClusters: this.request.wipeClusters ?? [],
       paths,
       writing: await installsWriting(disks),
+      tpm: readTpmPresence(),
+      recoveryTo: this.request.recoveryTo ?? [],
       ...(confirmed ? { confirmed } : {}),
       newInstallId: confirmed?.installId ?? randomUUID(),
       now: Math.floor(Date.now() / 1000),
@@ -501,7 +525,8 @@ class InstallRun {
     );
     await buildState({
       image,
-      size: state.size,
+      // Encrypted, the filesystem is what the LUKS2 volume holds after its header.
+      size: this.layout?.encryption ? state.size - LUKS_DATA_OFFSET : state.size,
       workDir: work,
       manifest,
       machine,
@@ -513,8 +538,31 @@ class InstallRun {
       sectorSize: system.sectorSize,
       ...(systems.length === 2 ? { mirror: { members: systems.map(mirrorMember) } } : {}),
     });
-    await writeImage(this.handle(system.path).file, image, state.start);
+    if (this.layout?.encryption) {
+      await encryptVolume(
+        { ...this.volumeOf(system, state), content: image },
+        await this.volumeKeys(),
+      );
+    } else {
+      await writeImage(this.handle(system.path).file, image, state.start);
+    }
     await rm(image);
+  }
+
+  private volumeOf(disk: PlannedDisk, p: PlannedPartition): Volume {
+    return {
+      disk: disk.path,
+      offset: p.start,
+      size: p.size,
+      sectorSize: disk.sectorSize,
+      label: p.label,
+      uuid: p.partUuid.toLowerCase(),
+    };
+  }
+
+  private async volumeKeys(): Promise<VolumeKeys> {
+    this.keys ??= await makeVolumeKeys();
+    return this.keys;
   }
 
   // The installed machine formats its storage roles; old bytes at a role's edges must not
@@ -525,6 +573,11 @@ class InstallRun {
       for (const p of planned.partitions.filter((x) => x.content === "storage")) {
         await zeroRegion(file, p.start, Math.min(MIB, p.size));
         await zeroRegion(file, p.start + p.size - Math.min(MIB, p.size), Math.min(MIB, p.size));
+        // Encrypted, the role is an empty LUKS2 volume: the machine formats what it opens.
+        if (this.layout?.encryption) {
+          await file.sync();
+          await encryptVolume(this.volumeOf(planned, p), await this.volumeKeys());
+        }
       }
     }
   }

@@ -183,12 +183,16 @@ class MenuRun {
       paths: options.paths,
       statusFile: options.statusFile,
       onEvent: (event) => this.dispatch({ type: "install-event", event, at: Date.now() }),
+      recoveryTo: ["console"],
     }).then(
       async (outcome) => {
         const fresh = await this.reload();
         this.dispatch({
           type: "install-done",
           ...(outcome.result === "already-installed" ? { alreadyOn: outcome.disk.path } : {}),
+          ...(outcome.result === "installed" && outcome.recoveryKey
+            ? { recoveryKey: outcome.recoveryKey }
+            : {}),
           data: fresh,
         });
       },

@@ -7,6 +7,7 @@ import { requireRelease } from "../formats/release.ts";
 import { inventoryDisks } from "../hardware/disks/index.ts";
 import { readMachineIdentity } from "../hardware/machine-identity.ts";
 import { releaseMissingDrivers } from "../hardware/missing-drivers.ts";
+import { readTpmPresence } from "../hardware/tpm/presence.ts";
 import { chooseMachine } from "../installer/unattended/choose-machine.ts";
 import type { Manifest } from "../manifest/index.ts";
 import { mirrorSystemEnds } from "./mirror-system-end.ts";
@@ -75,6 +76,7 @@ export async function loadMenuData(src: MenuSources, previous?: MenuData): Promi
     release.ok ? release.release : undefined,
     randomUUID,
     await mirrorSystemEnds(listed.disks),
+    readTpmPresence(),
   );
   return {
     cluster: manifest.cluster,

@@ -42,7 +42,11 @@ export function update(model: Model, event: MenuEvent): Step {
       const run = finishRun(screen.run);
       const next: Screen = event.alreadyOn
         ? { kind: "installed", run, alreadyOn: event.alreadyOn }
-        : { kind: "installed", run };
+        : {
+            kind: "installed",
+            run,
+            ...(event.recoveryKey ? { recoveryKey: event.recoveryKey } : {}),
+          };
       return same(show({ ...model, data: event.data }, next));
     }
     case "install-failed": {

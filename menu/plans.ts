@@ -2,6 +2,7 @@
 // pure function, so the menu's tests plan exactly as the stick does.
 
 import type { Disk } from "../hardware/disks/index.ts";
+import type { TpmPresence } from "../hardware/tpm/presence.ts";
 import { planInstall, planResultOf } from "../installer/plan/plan-install.ts";
 import type { PlanResult } from "../installer/plan/types.ts";
 import { planRepair, survivingMember } from "../installer/repair/plan-repair.ts";
@@ -15,6 +16,8 @@ export function planMachines(
   newInstallId: () => string,
   /** Where each mirror member's system partitions end (mirror-system-end.ts), by its path. */
   systemEnds: ReadonlyMap<string, number> = new Map(),
+  /** The machine's TPM, for [encryption]. */
+  tpm: TpmPresence | null = null,
 ): Record<string, MachinePlans> {
   // Clusters other than this one with liken disks here: a wipe erases theirs only when asked.
   const others = [
@@ -40,6 +43,9 @@ export function planMachines(
           paths: [],
           newInstallId: newInstallId(),
           now: 0,
+          tpm,
+          // The installed screen shows the recovery key.
+          recoveryTo: ["console"],
         }),
       );
     const wipeWith = Object.fromEntries(

@@ -215,6 +215,7 @@ export function bodyOf(model: Model): string[] {
         : [
             `Installed as ${screen.run.machine}. Remove the stick and power cycle.`,
             "",
+            ...(screen.recoveryKey ? recoveryKeyLines(screen.recoveryKey) : []),
             ...stepLines(screen.run, model.size.cols),
           ];
     case "failed":
@@ -340,6 +341,19 @@ function typeClusterBody(
     ...(screen.wrong !== undefined
       ? [`"${screen.wrong}" is not ${screen.cluster}. Nothing was erased.`]
       : []),
+  ];
+}
+
+// Shown once, on this screen only: the install kept no copy, and nothing logs the screen.
+function recoveryKeyLines(key: string): string[] {
+  return [
+    "The recovery key of this machine's encrypted disks, shown this once:",
+    "",
+    `    ${key}`,
+    "",
+    "Write it down and keep it with the cluster's secrets. The machine asks for it when its",
+    "TPM will not open the disks (Secure Boot turned off, other keys, another machine).",
+    "",
   ];
 }
 

@@ -136,6 +136,8 @@ export type Screen =
       readonly run: InstallRun;
       /** Set when the disk already held this install and nothing was written. */
       readonly alreadyOn?: string;
+      /** [encryption] recovery = "console": the recovery key, shown on this screen only. */
+      readonly recoveryKey?: string;
     }
   | { readonly kind: "failed"; readonly run: InstallRun; readonly error: string }
   /** The repair's plan: the blank disk, the place it takes and the member beside it. */
@@ -199,6 +201,7 @@ export type MenuEvent =
   | {
       readonly type: "install-done";
       readonly alreadyOn?: string;
+      readonly recoveryKey?: string;
       readonly data: MenuData;
     }
   | { readonly type: "install-failed"; readonly error: string; readonly data: MenuData }

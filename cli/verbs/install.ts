@@ -10,6 +10,7 @@ import { releaseMissingDrivers } from "../../hardware/missing-drivers.ts";
 import { install } from "../../installer/install.ts";
 import { renderLayout } from "../../installer/plan/render.ts";
 import type { Layout } from "../../installer/plan/types.ts";
+import { recoveryKeyWords } from "../../installer/recovery-key-words.ts";
 import { defaultStatusFile } from "../../installer/status-file.ts";
 import { onLikenStick } from "../firmware-variables.ts";
 import { requireManifest } from "../load-manifest.ts";
@@ -132,7 +133,11 @@ and otherwise to ${STICK_RUN.installStatus}.`,
           if (e.type === "step") say(`» ${e.what}\n`);
           else if (e.done === e.total) say(`  ${formatSizeShort(e.total)} written and verified\n`);
         },
+        recoveryTo: ["console"],
       });
+      // Shown once, beside (not in) the status document, which keeps no key.
+      if (outcome.result === "installed" && outcome.recoveryKey)
+        (json ? io.err : io.out)(recoveryKeyWords(name, outcome.recoveryKey));
       if (json) io.out(`${JSON.stringify(outcome.status, null, 2)}\n`);
       else if (outcome.result === "already-installed") {
         say(

@@ -4,6 +4,7 @@ import { LikenError, usageError } from "../../common/errors.ts";
 import { requireRelease } from "../../formats/release.ts";
 import { inventoryDisks } from "../../hardware/disks/index.ts";
 import { missingDriversOf } from "../../hardware/missing-drivers.ts";
+import { readTpmPresence } from "../../hardware/tpm/presence.ts";
 import { installsWriting } from "../../installer/lock.ts";
 import { planInstall, planResultOf } from "../../installer/plan/plan-install.ts";
 import { renderLayout, renderPlanFailure } from "../../installer/plan/render.ts";
@@ -84,6 +85,9 @@ writes nothing, and exits 0.`,
       writing: await installsWriting(disks),
       newInstallId: randomUUID(),
       now: Math.floor(Date.now() / 1000),
+      tpm: readTpmPresence(),
+      // As `install` would: it prints the recovery key.
+      recoveryTo: ["console"],
     });
     if (planned.kind === "done") {
       const { path, claim } = planned.disk;

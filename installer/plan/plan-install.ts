@@ -6,6 +6,7 @@
 import type { Claim } from "../../formats/claim.ts";
 import { claimOwner } from "../../formats/claim-words.ts";
 import type { Disk } from "../../hardware/disks/types.ts";
+import type { TpmPresence } from "../../hardware/tpm/presence.ts";
 import { installSteps, type PlannedStep } from "../steps.ts";
 import { confirmedDisksDrift, confirmedPlanDrift } from "./confirmed.ts";
 import { type PlanInput, planLayout } from "./plan-layout.ts";
@@ -23,6 +24,10 @@ export interface InstallPlanInput extends PlanInput {
    * the disks are still what it was made for, and comes out the same.
    */
   readonly confirmed?: Layout;
+  /** This machine's TPM; null or undefined: it has none. */
+  readonly tpm?: TpmPresence | null;
+  /** Where whoever installs can put a recovery key: the unattended report, a screen. */
+  readonly recoveryTo?: readonly ("report" | "console")[];
 }
 
 /** The claim of an install without its per-disk fields. */
@@ -73,9 +78,13 @@ export function planInstall(input: InstallPlanInput): InstallPlan {
   }
   const alone = input.wipe ? mirrorMemberAlone(input) : undefined;
   if (alone) return refused(alone);
+  const keys = input.manifest.encryption ? encryptionRefusal(input) : undefined;
+  if (keys) return refused(keys);
   const result = planLayout(input);
   if (!result.ok) return refused(result.failure);
-  const { layout } = result;
+  const layout = input.manifest.encryption
+    ? { ...result.layout, encryption: input.manifest.encryption }
+    : result.layout;
   const drift = confirmed && confirmedPlanDrift(confirmed, layout);
   if (drift) return disksChanged(drift);
   // A resumed install keeps its start time.
@@ -193,6 +202,33 @@ function disksChanged(what: string): InstallPlan {
     hint: "review the plan again, and confirm the new one",
     considered: [],
   });
+}
+
+// [encryption] needs a TPM 2.0 to seal the key to, and a place for the recovery key.
+function encryptionRefusal(input: InstallPlanInput): PlanFailure | undefined {
+  if (input.tpm?.version !== "2.0") {
+    const has = input.tpm ? `a TPM ${input.tpm.version ?? "of an unknown version"}` : "no TPM";
+    return {
+      reason: "NoTpm",
+      message: `the manifest encrypts the disks with the TPM ([encryption] tpm = true), and this machine has ${has}, not a TPM 2.0`,
+      hint: "turn the TPM 2.0 on in the firmware's setup (Intel PTT, AMD fTPM, or a TPM module), or remove [encryption] from the manifest",
+      considered: [],
+    };
+  }
+  const place = input.manifest.encryption!.recovery;
+  if ((input.recoveryTo ?? []).includes(place)) return undefined;
+  return {
+    reason: "RecoveryKeyNowhere",
+    message:
+      place === "report"
+        ? 'the manifest sends the recovery key with the unattended report (recovery = "report"), and this install sends no report'
+        : 'the manifest shows the recovery key on the screen (recovery = "console"), and this install has none',
+    hint:
+      place === "report"
+        ? 'install unattended with liken.report=URL, or set recovery = "console" to see it on the screen'
+        : 'install from the menu, or set recovery = "report" and give liken.report=URL',
+    considered: [],
+  };
 }
 
 function refused(failure: PlanFailure): InstallPlan {

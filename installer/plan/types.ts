@@ -56,6 +56,8 @@ export interface LeftOutDisk {
   readonly why: string;
 }
 
+import type { EncryptionSettings } from "../../manifest/types.ts";
+
 export interface Layout {
   readonly cluster: string;
   readonly machine: string;
@@ -66,6 +68,11 @@ export interface Layout {
   readonly systemDiskWhy: string;
   readonly disks: readonly PlannedDisk[];
   readonly leftOut: readonly LeftOutDisk[];
+  /**
+   * [encryption]: the state partition and every storage role are LUKS2 volumes whose key
+   * this machine's TPM seals (docs/design.md section 3).
+   */
+  readonly encryption?: EncryptionSettings;
 }
 
 /** Closed-enum reasons a plan cannot be made; the installer's status document uses them too. */
@@ -75,6 +82,8 @@ export type PlanFailureReason =
   | "DiskNotBlank"
   | "DiskNotLiken"
   | "MirrorMemberMissing"
+  | "NoTpm"
+  | "RecoveryKeyNowhere"
   | "DiskTooSmall"
   | "DiskBusy"
   | "DiskChanged"

@@ -42,6 +42,8 @@ export interface InstallOnceRequest {
   /** Each line for the consoles. */
   readonly say: (line: string) => void;
   readonly onEvent?: (event: InstallEvent) => void;
+  /** Where the recovery key of an encrypted install can go (install.ts). */
+  readonly recoveryTo?: readonly ("report" | "console")[];
 }
 
 export type InstallOnceOutcome =
@@ -57,6 +59,8 @@ export type InstallOnceOutcome =
   | { readonly result: "already-installed"; readonly disk: string; readonly bootEntry: number }
   | {
       readonly result: "installed";
+      /** [encryption]: the one recovery key, for the caller to send or show once. */
+      readonly recoveryKey?: string;
       readonly installId: string;
       readonly disk: string;
       readonly bootEntry: number;
@@ -99,6 +103,7 @@ export async function installOnce(request: InstallOnceRequest): Promise<InstallO
     paths: request.paths,
     statusFile: request.statusFile,
     ...(request.onEvent ? { onEvent: request.onEvent } : {}),
+    ...(request.recoveryTo ? { recoveryTo: request.recoveryTo } : {}),
   });
   const target = { cluster: request.manifest.cluster, machine: request.machine };
   if (outcome.result === "already-installed") {
@@ -133,7 +138,14 @@ export async function installOnce(request: InstallOnceRequest): Promise<InstallO
     ...(peer ? { mirrorPeer: peer.path } : {}),
     ...target,
   });
-  return { result: "installed", installId, disk: system.path, bootEntry };
+  const { recoveryKey } = outcome;
+  return {
+    result: "installed",
+    installId,
+    disk: system.path,
+    bootEntry,
+    ...(recoveryKey ? { recoveryKey } : {}),
+  };
 }
 
 // liken.repair=1: the mirror of the machine made whole, once; a stick left in finds it whole

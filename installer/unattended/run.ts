@@ -10,6 +10,7 @@ import { inventoryDisks } from "../../hardware/disks/index.ts";
 import { renderDisks } from "../../hardware/disks/render.ts";
 import { readMachineIdentity } from "../../hardware/machine-identity.ts";
 import { releaseMissingDrivers } from "../../hardware/missing-drivers.ts";
+import { recoveryKeyWords } from "../recovery-key-words.ts";
 import { chooseMachine, describeIdentity } from "./choose-machine.ts";
 import { type InstallOnceOutcome, type InstallOnceRequest, installOnce } from "./install-once.ts";
 import { networkToReport } from "./report-network.ts";
@@ -41,9 +42,10 @@ export interface UnattendedRunRequest
 export async function runUnattended(request: UnattendedRunRequest): Promise<InstallOnceOutcome> {
   const { then } = request;
   let machine: string | null = null;
+  let recoveryKey: string | undefined;
   try {
     machine = request.as === AUTO ? await machineOfThisHardware(request) : request.as;
-    return await installOnce({
+    const outcome = await installOnce({
       manifest: request.manifest,
       machine,
       releaseDir: request.releaseDir,
@@ -60,13 +62,23 @@ export async function runUnattended(request: UnattendedRunRequest): Promise<Inst
         else if (e.done === e.total)
           request.out(`  ${formatSizeShort(e.total)} written and verified\n`);
       },
+      recoveryTo: request.reportUrl ? ["report", "console"] : ["console"],
     });
+    if (outcome.result === "installed" && outcome.recoveryKey) {
+      recoveryKey = outcome.recoveryKey;
+      if (request.manifest.encryption?.recovery === "console")
+        request.out(recoveryKeyWords(machine, recoveryKey));
+    }
+    return outcome;
   } catch (error) {
     // A machine auto could not name has printed what it is instead.
     if (machine !== null) await listDisks(request);
     throw error;
   } finally {
-    if (request.reportUrl) await reportTo(request.reportUrl, machine, request);
+    if (request.reportUrl) {
+      const sent = request.manifest.encryption?.recovery === "report" ? recoveryKey : undefined;
+      await reportTo(request.reportUrl, machine, request, sent);
+    }
   }
 }
 
@@ -115,6 +127,7 @@ async function reportTo(
   url: string,
   machine: string | null,
   request: UnattendedRunRequest,
+  recoveryKey: string | undefined,
 ): Promise<void> {
   const say = (line: string) => request.out(`liken-stick: ${line}\n`);
   let via: string;
@@ -137,11 +150,13 @@ async function reportTo(
     machine,
     status,
     hardware,
+    // recovery = "report": the one place the key goes (docs/install.md, Encryption).
+    ...(recoveryKey ? { recoveryKey } : {}),
   });
   say(
     outcome.sent
       ? `report sent to ${url} (${outcome.detail})`
-      : `report not sent to ${url} after ${outcome.tries} tries: ${outcome.detail} (the install is not affected)`,
+      : `report not sent to ${url} after ${outcome.tries} tries: ${outcome.detail} (the install is not affected${recoveryKey ? "; its recovery key is lost: the machine boots, and only a wipe and reinstall opens its disks if the TPM ever refuses" : ""})`,
   );
 }
 
