@@ -19,6 +19,7 @@ describe("liken-stick hwreport", () => {
       "generatedAt",
       "problems",
       "system",
+      "tpm",
       "cpu",
       "memory",
       "disks",
@@ -32,6 +33,8 @@ describe("liken-stick hwreport", () => {
     expect(report.schema).toBe(HWREPORT_SCHEMA);
     expect(report.release).toBeNull();
     expect(report.problems.map((p) => p.reason)).toContain("no-release");
+    // This host's TPM, or none: either way a finding the enrollment could act on.
+    expect(["none", "found", "unknown"]).toContain(report.tpm.optionRoms.kind);
     expect(report.cpu?.cores).toBeGreaterThan(0);
     expect(report.memory?.total).toBeGreaterThan(0);
     for (const d of report.disks) expect(d.missingModules).toBeNull();
@@ -45,6 +48,7 @@ describe("liken-stick hwreport", () => {
     expect(heads[0]).toMatch(/^Problems/);
     expect(heads.slice(1)).toEqual([
       "System",
+      "TPM",
       "CPU and memory",
       "Disks",
       "NICs",

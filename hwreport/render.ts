@@ -1,7 +1,8 @@
 // The report as text, in the order an operator reads it: problems first, then the system,
-// CPU and memory, disks, NICs and ports, and the proposed layout.
+// TPM, CPU and memory, disks, NICs and ports, and the proposed layout.
 import { formatSizeShort } from "../common/size.ts";
 import type { LldpNeighbor } from "../formats/lldp.ts";
+import { optionRomWords } from "../hardware/tpm/option-roms.ts";
 import { renderLayout, renderPlanFailure } from "../installer/plan/render.ts";
 import type {
   ChainLevel,
@@ -17,6 +18,7 @@ export function renderReport(r: HwReport): string {
   return [
     problems(r),
     system(r),
+    tpm(r),
     cpuAndMemory(r),
     disks(r),
     nics(r),
@@ -72,6 +74,18 @@ function system(r: HwReport): string {
     ...(r.release?.signature
       ? [`release     ${signatureLine(r.release.version, r.release.signature)}`]
       : []),
+  ]);
+}
+
+function tpm(r: HwReport): string {
+  const t = r.tpm;
+  const roms = `option ROMs ${optionRomWords(t.optionRoms)}`;
+  if (!t.present) return section("TPM", ["no TPM", roms]);
+  return section("TPM", [
+    `version     ${t.version ?? "unknown"}${t.driver ? ` (driver ${t.driver})` : ""}`,
+    `maker       ${or(t.manufacturer)}`,
+    `event log   ${or(t.eventLog, "not readable")}`,
+    roms,
   ]);
 }
 

@@ -30,6 +30,7 @@ import { controllerIds, controllerOf } from "./controller.ts";
 import { declaredInterfaces } from "./interfaces.ts";
 import { type Inventory, readInventory } from "./inventory.ts";
 import { systemPciNames } from "./pci-names.ts";
+import { readTpmReport } from "./tpm.ts";
 import {
   type DiskReport,
   HWREPORT_SCHEMA,
@@ -39,6 +40,7 @@ import {
   type PortReport,
   type Problem,
   type ReleaseSignature,
+  type TpmReport,
 } from "./types.ts";
 
 export interface ReportInput {
@@ -104,6 +106,7 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
       .sort((a, b) => SEVERITY_ORDER[a.p.severity] - SEVERITY_ORDER[b.p.severity] || a.i - b.i)
       .map(({ p }) => p),
     system: machine.inventory.system,
+    tpm: machine.tpm,
     cpu: machine.inventory.cpu,
     memory: machine.inventory.memory,
     disks,
@@ -145,6 +148,7 @@ interface MachineFacts {
   /** The firmware files each device's driver asked for and did not get, by device. */
   readonly asked: Map<string, string[]>;
   readonly pciNames: PciNames;
+  readonly tpm: TpmReport;
 }
 
 // The inventory, the sysfs walk and the kernel's log side by side, once the stick's drivers
@@ -168,7 +172,9 @@ async function readMachine(input: ReportInput, root: string): Promise<MachineFac
       return ids ? [ids] : [];
     }),
   );
-  return { inventory, sysDisks, sysNics, asked: firmwareRequests(log), pciNames };
+  // The TPM's option ROMs are named from the same pci.ids, looked up apart: few devices.
+  const tpm = readTpmReport(root, lookup);
+  return { inventory, sysDisks, sysNics, asked: firmwareRequests(log), pciNames, tpm };
 }
 
 // Each disk's driver chain judged against the release's boot path, and its verdict from the

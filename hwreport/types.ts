@@ -4,10 +4,11 @@
 import type { InterfaceKind } from "../common/network-declaration.ts";
 import type { LldpNeighbor } from "../formats/lldp.ts";
 import type { Verdict } from "../hardware/disks/types.ts";
+import type { OptionRomFinding } from "../hardware/tpm/option-roms.ts";
 import type { BootSupport, ChainLevel } from "../hardware/types.ts";
 import type { PlanResult } from "../installer/plan/types.ts";
 
-export type { BootSupport, ChainLevel };
+export type { BootSupport, ChainLevel, OptionRomFinding };
 
 export const HWREPORT_SCHEMA = "liken-hwreport/2";
 
@@ -172,6 +173,24 @@ export interface SystemReport {
   };
 }
 
+/**
+ * The machine's TPM as the kernel shows it, and the option ROMs its event log says the
+ * firmware ran (hardware/tpm/): what an install that seals a key to the TPM, and the
+ * stick's Secure Boot enrollment, depend on.
+ */
+export interface TpmReport {
+  readonly present: boolean;
+  /** `2.0` or `1.2`; null without a TPM, or when the kernel does not say. */
+  readonly version: "2.0" | "1.2" | null;
+  /** The kernel's driver, which says the interface: `tpm_crb`, `tpm_tis`, ...; or null. */
+  readonly driver: string | null;
+  /** Its maker; null where it was not read. */
+  readonly manufacturer: string | null;
+  /** The event log's path, when it could be read; null when not. */
+  readonly eventLog: string | null;
+  readonly optionRoms: OptionRomFinding;
+}
+
 export interface CpuReport {
   readonly manufacturer: string | null;
   readonly brand: string | null;
@@ -199,6 +218,7 @@ export interface HwReport {
   /** Most severe first. */
   readonly problems: readonly Problem[];
   readonly system: SystemReport | null;
+  readonly tpm: TpmReport;
   readonly cpu: CpuReport | null;
   readonly memory: MemoryReport | null;
   readonly disks: readonly DiskReport[];

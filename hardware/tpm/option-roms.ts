@@ -188,10 +188,12 @@ const UNKNOWN_WORDS: Readonly<Record<OptionRomUnknown, string>> = {
   "unreadable event log": "the TPM event log does not parse",
 };
 
-/** `00:03.0 Red Hat, Inc. Virtio network device`: the short address, then the names. */
+/**
+ * `00:03.0 Red Hat, Inc. Virtio network device`: the short address, then the names, with
+ * the ids as `lspci -nn` shows them where pci.ids lacks the device's name.
+ */
 export function deviceWords(d: OptionRomDevice): string {
   const where = d.address ? d.address.replace(/^0000:/, "") : d.path;
-  const what = [d.vendor, d.device].filter(Boolean).join(" ");
-  const ids = d.vendorId && d.deviceId ? `PCI device ${d.vendorId}:${d.deviceId}` : null;
-  return [where, what || ids].filter(Boolean).join(" ");
+  const ids = d.vendorId && d.deviceId && !d.device ? `[${d.vendorId}:${d.deviceId}]` : null;
+  return [where, d.vendor, d.device, ids].filter(Boolean).join(" ");
 }
