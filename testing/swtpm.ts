@@ -1,7 +1,8 @@
 // A software TPM 2.0 (swtpm, Debian's package) for one test: a QEMU VM's TPM, or the TPM
 // client's own tests on the host. Its state folder is the TPM's identity: the same folder
 // is the same TPM (its seeds, its sealed objects), a new folder another machine's TPM.
-import { access, mkdir } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { type StartedProcess, start } from "../tools/exec.ts";
 
@@ -30,7 +31,7 @@ export async function startSwtpm(stateDir: string, use: "vm" | "host"): Promise<
       : []),
   ];
   const process = await start("swtpm", args);
-  await waitForPath(dataSocket ?? ctrlSocket, process);
+  await waitForListening(dataSocket ?? ctrlSocket, process);
   return {
     ctrlSocket,
     ...(dataSocket ? { dataSocket } : {}),
@@ -38,20 +39,15 @@ export async function startSwtpm(stateDir: string, use: "vm" | "host"): Promise<
   };
 }
 
-// swtpm makes its sockets a moment after it starts; a client before that finds none.
-async function waitForPath(path: string, process: StartedProcess): Promise<void> {
+// swtpm makes its sockets a moment after it starts; a client before that finds none, and
+// one between the socket's bind (its file appears) and its listen is refused.
+async function waitForListening(path: string, process: StartedProcess): Promise<void> {
   let ended = false;
   void process.exited.then(() => {
     ended = true;
   });
   for (let waited = 0; waited < 10_000; waited += 20) {
-    if (
-      await access(path).then(
-        () => true,
-        () => false,
-      )
-    )
-      return;
+    if (await accepts(path)) return;
     if (ended) {
       const exit = await process.exited;
       throw new Error(`${process.command} ended (code ${exit.exitCode}): ${exit.stderrTail}`);
@@ -59,7 +55,19 @@ async function waitForPath(path: string, process: StartedProcess): Promise<void>
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   process.kill();
-  throw new Error(`${process.command} made no ${path} within 10 s`);
+  throw new Error(`${process.command} did not listen on ${path} within 10 s`);
+}
+
+// A connection taken and closed at once: swtpm serves the next client as before.
+function accepts(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(path);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
 }
 
 async function stopSwtpm(process: StartedProcess): Promise<void> {
