@@ -8,12 +8,15 @@
 // The machine has a virtio-net NIC with acpi-index 1 (a server's first onboard port): the
 // report names it eno1, the name leader-1 declares, with the kernel's eth0 and its driver;
 // the stick's dmidecode fills in the serial; the stick's own disk reads boot-medium alone.
+// The machine has a TPM 2.0 (swtpm on QEMU's tpm-crb), and OVMF runs the NIC's option ROM
+// (QEMU's efi-virtio.rom): the report's TPM section names the NIC behind its root port.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import type { HwReport } from "../../hwreport/types.ts";
 import { cachedRelease, cachedStick } from "../../testing/cached-build.ts";
+import { startSwtpm } from "../../testing/swtpm.ts";
 import { contentDigest, sparseFile } from "../disk-files.ts";
 import { shell, waitForShell } from "./guest-shell.ts";
 import { startVm, type Vm } from "./harness.ts";
@@ -55,6 +58,8 @@ describe("a release without nvme, on a machine with a virtio and an NVMe disk", 
     const virtio = await sparseFile(join(dir, "virtio.img"), 4 * GIB);
     const nvme = await sparseFile(join(dir, "nvme.img"), 4 * GIB);
     const blank = await contentDigest(nvme);
+    const swtpm = await startSwtpm(join(dir, "tpm"), "vm");
+    onTestFinished(() => swtpm.stop());
     const vm = await startVm({
       stick,
       disks: [
@@ -63,6 +68,7 @@ describe("a release without nvme, on a machine with a virtio and an NVMe disk", 
       ],
       nics: [ENO1],
       system: { serial: "LIKEN-QEMU-0001", uuid: "4c494b45-4e00-4000-8000-000000000001" },
+      tpmSocket: swtpm.ctrlSocket,
     });
 
     await vm.waitFor(/liken-stick: payload \/dev\/sd\w+ verified/, 240_000);
@@ -214,6 +220,35 @@ describe("a release without nvme, on a machine with a virtio and an NVMe disk", 
       uuid: "4c494b45-4e00-4000-8000-000000000001",
     });
     expect(report.problems.filter((p) => p.reason === "tool-missing")).toEqual([]);
+    // The TPM, and the NIC's option ROM that OVMF ran, found behind the NIC's root port.
+    const nicPci = report.nics[0]?.chain.find((l) => l.subsystem === "pci")?.device ?? "";
+    expect(nicPci).toMatch(/^pci0000:00\/0000:00:[0-9a-f]{2}\.0\/0000:[0-9a-f]{2}:00\.0$/);
+    const nicController = report.nics[0]?.controller;
+    expect(nicController?.device).toMatch(/^Virtio (1\.0 )?network device$/);
+    expect(report.tpm).toEqual({
+      present: true,
+      version: "2.0",
+      driver: "tpm_crb",
+      manufacturer: null,
+      eventLog: "/sys/kernel/security/tpm0/binary_bios_measurements",
+      optionRoms: {
+        kind: "found",
+        devices: [
+          {
+            address: nicPci.split("/").at(-1),
+            path: expect.stringMatching(
+              /^PciRoot\(0x0\)\/Pci\(0x[0-9A-F]+,0x0\)\/Pci\(0x0,0x0\)\/Offset\(0x[0-9A-F]+,0x[0-9A-F]+\)$/,
+            ),
+            // As the NIC's controller reads (behind a PCIe port, QEMU makes it virtio 1.0 only).
+            vendorId: "1af4",
+            deviceId: nicController?.deviceId,
+            vendor: "Red Hat, Inc.",
+            device: nicController?.device,
+            driver: "virtio-pci",
+          },
+        ],
+      },
+    });
     const stickDisk = report.disks.find((d) => d.bus === "usb");
     expect(stickDisk?.reasons).toEqual(["boot-medium"]);
 
