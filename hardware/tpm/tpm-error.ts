@@ -53,6 +53,10 @@ export function tpmErrorFor(command: CommandName, code: number): TpmError {
   return new TpmError(command, code, reason, EXPLAIN[reason](rc));
 }
 
+// What swtpm 0.7.1 answers (hardware/tpm/seal.int.test.ts): with PCR 7 changed, PolicyPCR
+// with an empty digest takes the PCR as it is and succeeds, and Unseal answers 0x99d
+// (TPM_RC_POLICY_FAIL on session 1); with a blob of another TPM, Load answers 0x1df
+// (TPM_RC_INTEGRITY on parameter 1, inPrivate).
 function failureOf(command: CommandName, rc: ResponseCode): TpmFailure {
   if (rc.base === TPM_RC_LOCKOUT) return "Lockout";
   if (rc.base === TPM_RC_POLICY_FAIL) return "PcrChanged";
