@@ -31,6 +31,7 @@ import {
 import { collectCrashes, mountPstore } from "./collect-crashes.ts";
 import { bootMarker } from "./crash-parse.ts";
 import { modulesOutcome } from "./declared-modules.ts";
+import { VolumesLocked } from "./encrypted-volumes.ts";
 import { applyEntryActions, listEntries } from "./esp.ts";
 import { checkHealth } from "./health.ts";
 import {
@@ -80,6 +81,7 @@ import {
   type Slot,
   type TrialRecord,
 } from "./types.ts";
+import { roleVolumes, Volumes } from "./volumes.ts";
 import { runWatch } from "./watch/run-watch.ts";
 
 const RELEASE_FILE = "/etc/liken/release.json";
@@ -109,6 +111,8 @@ interface Boot {
   readonly esp: Partition;
   /** The state partition's mount, started with the ESP's: null once mounted, or why not. */
   readonly stateMount: Promise<Error | null>;
+  /** The state partition and storage roles as opened ([encryption]: LUKS2 volumes). */
+  readonly volumes: Volumes;
   readonly journal: Partition;
   readonly slots: Readonly<Record<Slot, Partition>>;
   readonly partUuids: Readonly<Record<Slot, string>>;
@@ -128,6 +132,7 @@ async function main(): Promise<number> {
   const initramfsFailure = await takeInitramfsFailure();
   const stateMounted = await stateMountedOrHold(boot);
   const identity = await readIdentity();
+  await boot.volumes.openRoles(roleVolumes(identity.storage, boot.partitions));
   const mirror = await MirrorPeer.open(identity, boot.esp, boot.partitions);
   // A mirror's two disks made equal before the trial, and after each set of writes below.
   const inStep = () => keepInStep(mirror, { esp: ESP, state: STATE, slots: boot.slots }, boot.slot);
@@ -185,7 +190,16 @@ async function releaseVersion(): Promise<string> {
 // A state partition that does not mount holds a proven boot; a trial goes on, and its checks
 // fail it.
 async function stateMountedOrHold(boot: Boot): Promise<boolean> {
-  const stateError = await boot.stateMount;
+  let stateError = await boot.stateMount;
+  // The TPM would not open it: a person's recovery key does, on a proven boot only.
+  if (stateError instanceof VolumesLocked && !boot.trial)
+    stateError = await boot.volumes
+      .recover(boot.state, stateError)
+      .then((device) => mount(device, STATE, "ext4"))
+      .then(
+        () => null,
+        (error: Error) => error,
+      );
   if (stateError)
     step(`the state partition ${boot.state.device} does not mount: ${firstLine(stateError)}`);
   const stateMounted = stateError === null;
@@ -231,6 +245,8 @@ type BootFacts = Pick<
   | "secureBoot"
   | "network"
   | "mirror"
+  | "encryption"
+  | "encrypted"
 >;
 
 async function statusFacts(
@@ -249,6 +265,7 @@ async function statusFacts(
     root: rootOf(boot),
     watchdog: watchdog?.identity ?? null,
     secureBoot: (await readSecureBoot())?.state ?? null,
+    ...boot.volumes.status(),
   };
 }
 
@@ -418,8 +435,10 @@ async function identify(version: string): Promise<Boot> {
     });
   // The state partition mounts beside the ESP: each mount is a program, a tenth of a second
   // under emulation. main() says what a failed one means, after this boot's first line.
+  const volumes = new Volumes();
   const stateMount = mkdir(STATE, { recursive: true })
-    .then(() => mount(state.device, STATE, "ext4"))
+    .then(() => volumes.openState(state))
+    .then((device) => mount(device, STATE, "ext4"))
     .then(
       () => null,
       (error: Error) => error,
@@ -453,6 +472,7 @@ async function identify(version: string): Promise<Boot> {
     state,
     esp,
     stateMount,
+    volumes,
     journal,
     slots: { a, b },
     partUuids: { a: a.partUuid, b: b.partUuid },

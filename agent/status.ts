@@ -5,6 +5,7 @@ import { sanitizeMessage } from "../common/sanitize.ts";
 import type {
   BootRoot,
   Condition,
+  EncryptionStatus,
   MachinePhase,
   MachineStatus,
   ModuleStatus,
@@ -37,6 +38,9 @@ export interface StatusInput {
   readonly network: BootNetwork;
   /** SystemDiskMirrored (agent/mirror-condition.ts); absent on a machine whose system is on one disk. */
   readonly mirror?: ConditionPart;
+  /** [encryption]: status.encryption and DiskEncrypted (agent/volumes.ts); absent otherwise. */
+  readonly encryption?: EncryptionStatus;
+  readonly encrypted?: ConditionPart;
 }
 
 /** What the boot's modules, ports and declared network came to (agent/network.ts). */
@@ -83,6 +87,7 @@ export function machineStatus(input: StatusInput): MachineStatus {
     keep({ type: "ModuleParametersApplied", ...input.network.modulesApplied }),
     keep({ type: "NetworkReady", ...input.network.networkReady }),
     ...(input.mirror ? [keep({ type: "SystemDiskMirrored", ...input.mirror })] : []),
+    ...(input.encrypted ? [keep({ type: "DiskEncrypted", ...input.encrypted })] : []),
   ];
   return {
     apiVersion: "liken.dev/v1",
@@ -111,6 +116,7 @@ export function machineStatus(input: StatusInput): MachineStatus {
       ),
     })),
     network: input.network.applied,
+    ...(input.encryption ? { encryption: input.encryption } : {}),
     updatedAt: input.now,
     bootId: input.bootId,
   };

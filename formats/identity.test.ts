@@ -50,6 +50,7 @@ describe("parseBootIdentity", () => {
       ports: ["eno1"],
       modules: [{ name: "ixgbe", parameters: "allow_unsupported_sfp=1" }],
       network: NETWORK,
+      storage: [{ role: "data", label: "liken-data" }, { role: 3 }],
     });
     expect(parseBootIdentity(text)).toEqual({
       installId: "id-1",
@@ -61,6 +62,7 @@ describe("parseBootIdentity", () => {
       machine: null,
       mirror: null,
       mirrorError: null,
+      storage: [{ role: "data", label: "liken-data" }],
     });
   });
 
@@ -75,6 +77,7 @@ describe("parseBootIdentity", () => {
       machine: null,
       mirror: null,
       mirrorError: null,
+      storage: [],
     };
     expect(parseBootIdentity(null)).toEqual(defaults);
     expect(parseBootIdentity("{not json")).toEqual(defaults);

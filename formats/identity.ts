@@ -78,6 +78,8 @@ export interface BootIdentity {
   readonly mirror: readonly IdentityMirrorMember[] | null;
   /** Why the mirror in the file does not read as its two members; null when it does or is absent. */
   readonly mirrorError: string | null;
+  /** The storage roles and their partitions' GPT names, those that read whole. */
+  readonly storage: readonly { readonly role: string; readonly label: string }[];
 }
 
 export function parseBootIdentity(text: string | null): BootIdentity {
@@ -100,6 +102,15 @@ export function parseBootIdentity(text: string | null): BootIdentity {
   const network = value.network === undefined ? null : readNetworkDeclaration(value.network);
   const [networkError = null] = network?.errors ?? [];
   const mirror = value.mirror === undefined ? null : readMirror(value.mirror);
+  const storage = Array.isArray(value.storage)
+    ? value.storage.filter(
+        (s): s is { role: string; label: string } =>
+          !!s &&
+          typeof s === "object" &&
+          typeof (s as { role: unknown }).role === "string" &&
+          typeof (s as { label: unknown }).label === "string",
+      )
+    : [];
   return {
     installId: typeof value.installId === "string" ? value.installId : null,
     rebootPolicy: value.rebootPolicy === "Automatic" ? "Automatic" : "Manual",
@@ -110,6 +121,7 @@ export function parseBootIdentity(text: string | null): BootIdentity {
     machine: typeof value.machine === "string" ? value.machine : null,
     mirror: mirror?.members ?? null,
     mirrorError: mirror?.error ?? null,
+    storage: storage.map((s) => ({ role: s.role, label: s.label })),
   };
 }
 

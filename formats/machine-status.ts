@@ -21,7 +21,9 @@ export type ConditionType =
   | "Downloading"
   | "StagingFailed"
   /** Only on a machine whose system disk is mirrored (identity.json's `mirror`). */
-  | "SystemDiskMirrored";
+  | "SystemDiskMirrored"
+  /** Only on a machine whose state partition is encrypted ([encryption]). */
+  | "DiskEncrypted";
 export type ConditionStatus = "True" | "False";
 
 export interface Condition {
@@ -68,6 +70,17 @@ export interface NetworkStatus {
   readonly nameservers: readonly string[];
 }
 
+/** status.encryption: the LUKS2 volumes of an encrypted machine as this boot opened them. */
+export interface EncryptionStatus {
+  readonly tpm: true;
+  /** The PCRs the key is sealed to. */
+  readonly pcrs: readonly number[];
+  /** The volumes opened: "state", then each storage role's name. */
+  readonly opened: readonly string[];
+  /** What released the key; absent when nothing did (the boot held or the trial failed). */
+  readonly openedBy?: "tpm" | "recovery-key";
+}
+
 export interface BootRoot {
   readonly partUuid: string;
   readonly verity: boolean;
@@ -98,6 +111,8 @@ export interface MachineStatus {
   readonly modules: readonly ModuleStatus[];
   /** The declared network as applied at this boot; null when the machine declares none. */
   readonly network: NetworkStatus | null;
+  /** Only on an encrypted machine. No key material: what opened, and with what. */
+  readonly encryption?: EncryptionStatus;
   readonly updatedAt: string;
   readonly bootId: string;
 }

@@ -4,10 +4,14 @@
 // the watch's life: it writes entries when it withdraws or stages), the update media
 // plugged in while the machine runs (polled: the machine has no udev), the status document
 // the boot wrote, and the reboot into a trial.
+
+import { existsSync } from "node:fs";
 import { mkdir, readFile, rm } from "node:fs/promises";
 import { firstLine } from "../../common/errors.ts";
 import { BOOT_ROOT } from "../../formats/boot-interface.ts";
+import { mapperPath } from "../../tools/cryptsetup.ts";
 import { mount, umount } from "../../tools/mount.ts";
+import { STATE_MAPPING } from "../encrypted-volumes.ts";
 import { readMirrorGeneration, writeMirrorGeneration } from "../esp.ts";
 import {
   bootDisk,
@@ -57,12 +61,16 @@ export async function runWatch(): Promise<number> {
   await mkdir(ESP, { recursive: true });
   // Read-only between writes: a reset then finds both written out, and the state's journal
   // empty (the host's debugfs, which inspect reads with, does not replay one).
-  await mount(state.device, STATE, "ext4", ["ro"]);
+  // Encrypted, the boot left the state's volume open (agent/volumes.ts).
+  const stateDevice = existsSync(mapperPath(STATE_MAPPING))
+    ? mapperPath(STATE_MAPPING)
+    : state.device;
+  await mount(stateDevice, STATE, "ext4", ["ro"]);
   await mount(esp.device, ESP, "vfat", ["ro"]);
   const identity = await readIdentity();
   const writing = writable(
     [
-      { device: state.device, at: STATE, type: "ext4" },
+      { device: stateDevice, at: STATE, type: "ext4" },
       { device: esp.device, at: ESP, type: "vfat" },
     ],
     identity.mirror !== null,
