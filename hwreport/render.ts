@@ -83,7 +83,7 @@ function tpm(r: HwReport): string {
   if (!t.present) return section("TPM", ["no TPM", roms]);
   return section("TPM", [
     `version     ${t.version ?? "unknown"}${t.driver ? ` (driver ${t.driver})` : ""}`,
-    `maker       ${or(t.manufacturer)}`,
+    `maker       ${or(t.manufacturer)}${t.firmware ? `, firmware ${t.firmware}` : ""}`,
     `event log   ${or(t.eventLog, "not readable")}`,
     roms,
   ]);

@@ -30,7 +30,7 @@ import { controllerIds, controllerOf } from "./controller.ts";
 import { declaredInterfaces } from "./interfaces.ts";
 import { type Inventory, readInventory } from "./inventory.ts";
 import { systemPciNames } from "./pci-names.ts";
-import { readTpmReport } from "./tpm.ts";
+import { askTpmIdentity, readTpmReport } from "./tpm.ts";
 import {
   type DiskReport,
   HWREPORT_SCHEMA,
@@ -173,7 +173,7 @@ async function readMachine(input: ReportInput, root: string): Promise<MachineFac
     }),
   );
   // The TPM's option ROMs are named from the same pci.ids, looked up apart: few devices.
-  const tpm = readTpmReport(root, lookup);
+  const tpm = await readTpmReport(root, lookup, root === "/" ? askTpmIdentity : undefined);
   return { inventory, sysDisks, sysNics, asked: firmwareRequests(log), pciNames, tpm };
 }
 

@@ -9,6 +9,7 @@ import { lookupPciNames, type PciIds } from "../formats/pci-ids.ts";
 import type { Inventory } from "./inventory.ts";
 import { renderReport } from "./render.ts";
 import { buildReport } from "./report.ts";
+import { readTpmReport } from "./tpm.ts";
 
 const FIXTURES = new URL("./fixtures/", import.meta.url).pathname;
 const LOGS = new URL("../hardware/fixtures/tpm/", import.meta.url).pathname;
@@ -67,6 +68,7 @@ describe("the report's TPM", () => {
       version: "2.0",
       driver: "tpm_crb",
       manufacturer: null,
+      firmware: null,
       eventLog: "/sys/kernel/security/tpm0/binary_bios_measurements",
       optionRoms: {
         kind: "found",
@@ -100,6 +102,19 @@ describe("the report's TPM", () => {
     expect(JSON.parse(JSON.stringify(report)).tpm).toEqual(report.tpm);
   });
 
+  it("asks a TPM 2.0 who made it, and leaves the maker unknown when it cannot say", async () => {
+    const identity = { manufacturer: "IFX", vendor: "SLB9670", firmware: "7.85.4555.0" };
+    const asked = await readTpmReport(root, pciNames, async () => identity);
+    expect(asked).toMatchObject({ manufacturer: "IFX", firmware: "7.85.4555.0" });
+    expect(renderReport({ ...(await build(root)), tpm: asked })).toContain(
+      "  maker       IFX, firmware 7.85.4555.0\n",
+    );
+    const refused = await readTpmReport(root, pciNames, () =>
+      Promise.reject(new Error("/dev/tpmrm0: permission denied")),
+    );
+    expect(refused).toMatchObject({ present: true, manufacturer: null, firmware: null });
+  });
+
   it("says no option ROMs ran when the log has none", async () => {
     await copyFile(
       join(LOGS, "virtio-no-rom.bin"),
@@ -117,6 +132,7 @@ describe("the report's TPM", () => {
       version: null,
       driver: null,
       manufacturer: null,
+      firmware: null,
       eventLog: null,
       optionRoms: { kind: "unknown", why: "no TPM", detail: null },
     });

@@ -184,8 +184,10 @@ export interface TpmReport {
   readonly version: "2.0" | "1.2" | null;
   /** The kernel's driver, which says the interface: `tpm_crb`, `tpm_tis`, ...; or null. */
   readonly driver: string | null;
-  /** Its maker; null where it was not read. */
+  /** Its maker's TCG vendor ID (`IFX`, `INTC`, `AMD`, `IBM` for swtpm); null where not read. */
   readonly manufacturer: string | null;
+  /** A TPM 2.0's firmware version, `major.minor.x.y`; null where not read. */
+  readonly firmware: string | null;
   /** The event log's path, when it could be read; null when not. */
   readonly eventLog: string | null;
   readonly optionRoms: OptionRomFinding;
