@@ -7,7 +7,8 @@
 // function, then where in the ROM the image sits.
 
 export type DevicePathNode =
-  | { readonly kind: "pci-root"; readonly uid: number }
+  /** A host bridge by its ACPI _UID; `express` for PNP0A08, written PcieRoot. */
+  | { readonly kind: "pci-root"; readonly uid: number; readonly express: boolean }
   | { readonly kind: "pci"; readonly device: number; readonly function: number }
   | { readonly kind: "other"; readonly text: string };
 
@@ -53,7 +54,8 @@ function node(type: number, subtype: number, body: Buffer): DevicePathNode {
   if (type === ACPI && subtype === ACPI_DP && body.length === 8) {
     const hid = body.readUInt32LE(0);
     const uid = body.readUInt32LE(4);
-    if (hid === PNP0A03 || hid === PNP0A08) return { kind: "pci-root", uid };
+    if (hid === PNP0A03 || hid === PNP0A08)
+      return { kind: "pci-root", uid, express: hid === PNP0A08 };
     return other(`Acpi(0x${hex(hid)},0x${hex(uid)})`);
   }
   if (type === HARDWARE && subtype === HW_PCI && body.length === 2)
@@ -88,7 +90,7 @@ function guid(b: Buffer): string {
 export function devicePathText(nodes: readonly DevicePathNode[]): string {
   return nodes
     .map((n) => {
-      if (n.kind === "pci-root") return `PciRoot(0x${hex(n.uid)})`;
+      if (n.kind === "pci-root") return `${n.express ? "PcieRoot" : "PciRoot"}(0x${hex(n.uid)})`;
       if (n.kind === "pci") return `Pci(0x${hex(n.device)},0x${hex(n.function)})`;
       return n.text;
     })

@@ -143,6 +143,14 @@ describe("the option ROMs the firmware ran", () => {
     expect(devicePathText(nodes)).toBe("PciRoot(0x0)/Pci(0x2,0x0)/Path(4,4,5C0041000000)");
   });
 
+  it("writes a PCI Express host bridge as PcieRoot and follows it as any other", () => {
+    const nodes = devicePathNodes(
+      Buffer.from(["02010c00d041080a00000000", "010106000003", "7fff0400"].join(""), "hex"),
+    );
+    expect(devicePathText(nodes)).toBe("PcieRoot(0x0)/Pci(0x3,0x0)");
+    expect(pciAddress(nodes, guest)).toBe("0000:00:03.0");
+  });
+
   it("says in one line why it could not check", () => {
     const unknown = (why: "no TPM" | "no event log"): OptionRomFinding => ({
       kind: "unknown",
