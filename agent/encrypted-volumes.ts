@@ -9,6 +9,8 @@ import { open } from "node:fs/promises";
 import { LikenError } from "../common/errors.ts";
 import { partitionLabel } from "../common/partition-labels.ts";
 import {
+  isLuksHeader,
+  LUKS_MAGIC,
   parseTpmToken,
   TPM_KEYSLOT,
   TPM_TOKEN_ID,
@@ -27,8 +29,6 @@ import {
   mapperPath,
 } from "../tools/cryptsetup.ts";
 
-/** The LUKS2 magic at a volume's first byte (the LUKS2 on-disk format, section 2). */
-const LUKS_MAGIC = Buffer.from([0x4c, 0x55, 0x4b, 0x53, 0xba, 0xbe]);
 /** The PCRs a new key is sealed to: the Secure Boot state and keys. */
 const SEALED_PCRS: readonly number[] = [7];
 
@@ -52,7 +52,7 @@ export async function isLuksVolume(device: string): Promise<boolean> {
   try {
     const head = Buffer.alloc(LUKS_MAGIC.length);
     await file.read(head, 0, head.length, 0);
-    return head.equals(LUKS_MAGIC);
+    return isLuksHeader(head);
   } finally {
     await file.close();
   }

@@ -2,6 +2,13 @@
 // header's token 0, beside the keyslot it opens. The sealed blob is useless without the TPM
 // that made it: its private part is encrypted by that TPM's storage key.
 
+/** A LUKS volume's first bytes (the LUKS2 on-disk format, section 2: "LUKS\xba\xbe"). */
+export const LUKS_MAGIC = Buffer.from([0x4c, 0x55, 0x4b, 0x53, 0xba, 0xbe]);
+
+export function isLuksHeader(head: Uint8Array): boolean {
+  return Buffer.from(head.subarray(0, LUKS_MAGIC.length)).equals(LUKS_MAGIC);
+}
+
 export const TPM_TOKEN_TYPE = "liken-tpm2";
 export const TPM_TOKEN_ID = 0;
 /** Keyslot 0 opens with the TPM's secret, keyslot 1 with the recovery key. */

@@ -23,6 +23,7 @@ import { type Identity, parseIdentity, readNetworkDeclaration } from "../../form
 import { parseInstallerStatus } from "../../formats/installer-status.ts";
 import { readJournal } from "../../formats/journal-io.ts";
 import type { CrashRecord } from "../../formats/journal-records.ts";
+import { isLuksHeader, LUKS_MAGIC } from "../../formats/luks-token.ts";
 import { type MachineStatus, parseMachineStatus } from "../../formats/machine-status.ts";
 import { readReleaseToml } from "../../formats/release.ts";
 import { parseSpecDocument } from "../../formats/spec-document.ts";
@@ -59,9 +60,9 @@ export async function inspectDisk(path: string): Promise<Inspection> {
     }
     const system = (name: SystemPartitionName) => find(partitionLabel(name));
     const esp = await readPart(system("esp"), "esp", problems, (p) => readEsp(path, p.start));
-    const state = await readPart(system("state"), "state", problems, (p) =>
-      readState(path, p.start),
-    );
+    // An encrypted state partition opens on its machine only: nothing to read here.
+    const sealed = system("state")?.encrypted ? undefined : system("state");
+    const state = await readPart(sealed, "state", problems, (p) => readState(path, p.start));
     const slots = {
       a: await inspectSlot(handle, "a", system("a"), esp, problems),
       b: await inspectSlot(handle, "b", system("b"), esp, problems),
@@ -126,14 +127,20 @@ async function readPartitions(
   if (primary.state !== "valid" && backup.state === "valid") problems.push("gpt:backup-only");
   const gpt = backup.state === "valid" ? backup.gpt : undefined;
   if (primary.state === "none" && backup.state === "none") problems.push("gpt:none");
-  return (gpt?.entries ?? []).map((e) => ({
-    number: e.number,
-    label: e.name,
-    start: e.start,
-    size: e.size,
-    typeGuid: e.typeGuid,
-    partUuid: e.uuid,
-  }));
+  const partitions: InspectedPartition[] = [];
+  for (const e of gpt?.entries ?? []) {
+    const head = await readAt(handle, e.start, LUKS_MAGIC.length, diskSize);
+    partitions.push({
+      number: e.number,
+      label: e.name,
+      start: e.start,
+      size: e.size,
+      typeGuid: e.typeGuid,
+      partUuid: e.uuid,
+      ...(isLuksHeader(head) ? { encrypted: true as const } : {}),
+    });
+  }
+  return partitions;
 }
 
 // A filesystem that cannot be read is a part of the disk that is not there yet, or broken.

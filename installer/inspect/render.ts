@@ -1,5 +1,6 @@
 // `inspect` for people: the claim, then one short section per part of the disk.
 import type { InterfaceDeclaration } from "../../common/network-declaration.ts";
+import { partitionLabel } from "../../common/partition-labels.ts";
 import { formatSizeShort } from "../../common/size.ts";
 import { renderTable } from "../../common/table.ts";
 import { claimOwnerBeside } from "../../formats/claim-words.ts";
@@ -26,9 +27,7 @@ export function renderInspection(i: Inspection): string {
     "Boot entries",
     entryLines(i.entries),
     "",
-    `Spec: ${i.spec ? `version ${text(i.spec.version)}` : "not readable"}`,
-    `Installer: ${i.installer ? phaseLine(i.installer) : "no status document"}`,
-    `Machine: ${i.status ? machineLine(i.status) : "not booted yet"}`,
+    ...documentLines(i),
     ...networkLines(i),
     ...crashLines(i),
   ];
@@ -36,6 +35,21 @@ export function renderInspection(i: Inspection): string {
     out.push("", `Problems: ${i.problems.join(", ")} (docs/inspect.md says what to do)`);
   }
   return `${out.join("\n")}\n`;
+}
+
+// An encrypted state partition's documents are read on the machine only.
+function documentLines(i: Inspection): string[] {
+  const encrypted = i.partitions.filter((p) => p.encrypted).map((p) => p.label);
+  if (i.partitions.find((p) => p.encrypted && p.label === partitionLabel("state")))
+    return [
+      `Encrypted (LUKS2): ${encrypted.join(", ")}; the spec, the installer's and the machine's status are read on the machine only`,
+    ];
+  return [
+    ...(encrypted.length > 0 ? [`Encrypted (LUKS2): ${encrypted.join(", ")}`] : []),
+    `Spec: ${i.spec ? `version ${text(i.spec.version)}` : "not readable"}`,
+    `Installer: ${i.installer ? phaseLine(i.installer) : "no status document"}`,
+    `Machine: ${i.status ? machineLine(i.status) : "not booted yet"}`,
+  ];
 }
 
 function claimLines(i: Inspection): string[] {

@@ -23,6 +23,8 @@ export interface InspectedPartition {
   readonly size: number;
   readonly typeGuid: string;
   readonly partUuid: string;
+  /** It begins with a LUKS2 header ([encryption]): what it holds is read on the machine only. */
+  readonly encrypted?: true;
 }
 
 export interface InspectedSlot {

@@ -24,6 +24,7 @@ import {
   type VmSpec,
 } from "../../testing/qemu/index.ts";
 import { QmpClient } from "../../testing/qmp.ts";
+import { startSwtpm } from "../../testing/swtpm.ts";
 import type { ProcessExit, StartedProcess } from "../../tools/exec.ts";
 import { ConsoleText, ConsoleWaitError } from "./console.ts";
 
@@ -70,6 +71,12 @@ export interface VmOptions {
   readonly debugExit?: boolean;
   /** A TPM 2.0 (tpm-crb) backed by the swtpm on this control socket (testing/swtpm.ts). */
   readonly tpmSocket?: string;
+  /**
+   * The machine's TPM 2.0 as a folder of swtpm state: the harness starts swtpm on it before
+   * each QEMU (swtpm ends with the QEMU it served, a relaunch included). The same folder in
+   * another VM is the same TPM; a new folder, another machine's.
+   */
+  readonly tpmState?: string;
   /** Keep the scratch folder after stop() (also LIKEN_KEEP_VMS=1), for a look at its log. */
   readonly keepScratch?: boolean;
 }
@@ -351,7 +358,9 @@ export class Vm {
       debugExit: this.#options.debugExit ?? false,
       ...(this.#options.tpmSocket ? { tpmSocket: this.#options.tpmSocket } : {}),
     };
-    const qemu = await startQemu(spec);
+    const tpm = this.#options.tpmState ? await startSwtpm(this.#options.tpmState, "vm") : undefined;
+    const qemu = await startQemu(tpm ? { ...spec, tpmSocket: tpm.ctrlSocket } : spec);
+    if (tpm) void qemu.exited.finally(() => tpm.stop());
     let ended = false;
     void qemu.exited.then(
       () => {
