@@ -83,6 +83,8 @@ export class Volumes {
         step(`the storage role ${role.name} (${role.device}) does not open: ${firstLine(error)}`);
       });
     }
+    const by = this.#key.by === "tpm" ? "the key the TPM released" : "the recovery key";
+    step(`encrypted disks opened with ${by}: ${this.#opened.join(", ")}`);
   }
 
   /** `encryption` and DiskEncrypted for the status; nothing on a machine without encryption. */

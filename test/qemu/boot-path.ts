@@ -185,6 +185,8 @@ export interface Inspected {
     readonly label: string;
     readonly partUuid: string;
     readonly start: number;
+    readonly size: number;
+    readonly encrypted?: true;
   }[];
   readonly entries: readonly { fileName: string; triesLeft: number | null }[];
   readonly crashes: readonly { release: string | null; lines: readonly string[] }[];

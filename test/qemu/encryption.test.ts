@@ -1,0 +1,198 @@
+// [encryption] tpm = true (issue 43) on a machine with a TPM 2.0 (swtpm on tpm-crb): the
+// unattended stick installs worker-1 with its state partition and storage roles as LUKS2
+// volumes and sends the one recovery key with its report, nowhere else; the machine boots
+// with the key its TPM releases. The same disk in a machine with another TPM holds for the
+// recovery key, which typed on the console opens it and seals a new key: the next boot
+// needs none. A machine without a TPM is refused before anything is written.
+import { copyFile, mkdtemp, readFile, rm } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { parseMachineStatus } from "../../formats/machine-status.ts";
+import { STATE_FILES } from "../../formats/state-partition.ts";
+import { cachedRelease, cachedStick } from "../../testing/cached-build.ts";
+import { decryptVolume, volumeKey } from "../../testing/luks-read.ts";
+import { readExt4File } from "../../tools/debugfs.ts";
+import { contentDigest, sparseFile } from "../disk-files.ts";
+import { inspect } from "./boot-path.ts";
+import { startVm, stopAllVms, type Vm } from "./harness.ts";
+
+const MANIFEST = "test/fixtures/manifests/good/encryption.toml";
+// Fixed: the URL is on the stick's command line, and the stick is built once for every run.
+const REPORT_PORT = 18791;
+const GIB = 1024 ** 3;
+const UP = /^liken 1\.0\.0 slot a up$/;
+const BOOT_MS = 300_000;
+const RECOVERY_KEY = /^([cbdefghijklnrtuv]{8}-){7}[cbdefghijklnrtuv]{8}$/;
+
+let dir: string;
+let stick: string;
+let server: Server;
+const reports: { machine: string | null; recoveryKey?: string; status: unknown }[] = [];
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "liken-qemu-encryption-"));
+  const release = await cachedRelease({ version: "1.0.0" });
+  stick = await cachedStick({
+    manifest: MANIFEST,
+    releaseDir: release,
+    append: [
+      "liken.install=worker-1",
+      "liken.then=reboot",
+      `liken.report=http://10.0.2.2:${REPORT_PORT}/liken/reports`,
+    ],
+  });
+  server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => {
+      body += c.toString();
+    });
+    req.on("end", () => {
+      if (req.method === "POST") reports.push(JSON.parse(body));
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(REPORT_PORT, "127.0.0.1", resolve));
+}, 600_000);
+afterEach(stopAllVms);
+afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Ends a VM whose boot is complete (the agent unmounted the state). */
+async function powerOff(vm: Vm): Promise<void> {
+  await vm.qmp.execute("quit");
+  await vm.waitForExit(30_000);
+  await vm.stop();
+}
+
+/** The machine's status as the state partition holds it, read with the recovery key. */
+async function stateStatus(disk: string, recoveryKey: string) {
+  const state = (await inspect(disk)).partitions.find((p) => p.label === "liken-state")!;
+  const key = await volumeKey(disk, state, recoveryKey);
+  const plain = join(dir, "state.plain");
+  await decryptVolume(disk, state, key, plain);
+  const text = await readExt4File(plain, 0, `/${STATE_FILES.machineStatus}`);
+  const identity = await readExt4File(plain, 0, `/${STATE_FILES.identity}`);
+  const bytes = await readFile(plain);
+  await rm(plain);
+  return { status: text ? parseMachineStatus(text) : null, identity, key, bytes };
+}
+
+function holds(haystack: Buffer, needle: Buffer | string): boolean {
+  return haystack.includes(typeof needle === "string" ? Buffer.from(needle) : needle);
+}
+
+let disk: string;
+let recoveryKey: string;
+
+it("installs worker-1 encrypted, sends the recovery key with its report only, and boots with the key its TPM releases", async () => {
+  disk = await sparseFile(join(dir, "worker-1.img"), 4 * GIB);
+  const stickCopy = join(dir, "stick.img");
+  await copyFile(stick, stickCopy);
+  const vm = await startVm({
+    stick: stickCopy,
+    stickWritable: true,
+    disks: [{ path: disk, bus: "virtio" }],
+    nics: ["virtio"],
+    tpmState: join(dir, "tpm-a"),
+    relaunchOnReboot: true,
+  });
+  await vm.waitFor(/^liken-stick: installed as worker-1 on \/dev\/vda, install /, 600_000);
+  await vm.waitFor(/^liken-stick: report sent to .* \(HTTP 204\)$/, 120_000);
+  const report = reports.at(-1)!;
+  expect(report.machine).toBe("worker-1");
+  expect(report.recoveryKey).toMatch(RECOVERY_KEY);
+  recoveryKey = report.recoveryKey!;
+  expect(await vm.waitFor(/^liken: encrypted disks opened with /, BOOT_MS)).toBe(
+    "liken: encrypted disks opened with the key the TPM released: state, data, scratch",
+  );
+  await vm.waitFor(UP, BOOT_MS);
+  const consoleText = vm.console();
+  await powerOff(vm);
+
+  // The disk from outside: the state and both roles are LUKS2, the rest is as always.
+  const seen = await inspect(disk);
+  expect(seen.partitions.filter((p) => p.encrypted).map((p) => p.label)).toEqual([
+    "liken-state",
+    "liken-data",
+    "liken-scratch",
+  ]);
+  expect(seen.slots.a).toEqual({ version: "1.0.0", hashMatches: true });
+  expect(seen.status).toBeNull();
+
+  // Opened with the recovery key, the state holds what the machine wrote at its boot.
+  const { status, identity, key, bytes } = await stateStatus(disk, recoveryKey);
+  expect(identity).toContain('"machine": "worker-1"');
+  expect(status?.conditions.find((c) => c.type === "DiskEncrypted")).toMatchObject({
+    status: "True",
+    reason: "OpenedByTpm",
+  });
+  expect(status?.encryption).toEqual({
+    tpm: true,
+    pcrs: [7],
+    opened: ["state", "data", "scratch"],
+    openedBy: "tpm",
+  });
+
+  // No key outside the LUKS headers and the TPM: not on the console, the stick, the disk's
+  // plain partitions, or in the state's documents.
+  const image = await readFile(disk);
+  const plainParts = seen.partitions.filter((p) => !p.encrypted);
+  for (const needle of [recoveryKey, key, key.toString("hex")]) {
+    expect(consoleText.includes(needle.toString())).toBe(false);
+    expect(holds(await readFile(stickCopy), needle)).toBe(false);
+    expect(holds(bytes, needle)).toBe(false);
+    for (const p of plainParts)
+      expect(holds(image.subarray(p.start, p.start + p.size), needle), p.label).toBe(false);
+  }
+  expect(JSON.stringify(status)).not.toContain(recoveryKey);
+}, 1_500_000);
+
+it("in a machine with another TPM, holds for the recovery key; typed, it opens and the next boot needs none", async () => {
+  expect(recoveryKey).toMatch(RECOVERY_KEY);
+  const vm = await startVm({
+    disks: [{ path: disk, bus: "virtio" }],
+    tpmState: join(dir, "tpm-b"),
+    relaunchOnReboot: true,
+  });
+  await vm.waitFor(
+    "liken: the TPM did not release the key of the encrypted disks: this machine's TPM did not seal it",
+    BOOT_MS,
+  );
+  await vm.waitFor("recovery key: ", 60_000);
+  await vm.type("not-a-key\n");
+  await vm.waitFor("that is not a recovery key", 30_000);
+  await vm.type(`${recoveryKey.toUpperCase().replaceAll("-", " ")}\n`);
+  await vm.waitFor("a new key is sealed to PCR 7", 120_000);
+  expect(await vm.waitFor(/^liken: encrypted disks opened with /, BOOT_MS)).toBe(
+    "liken: encrypted disks opened with the recovery key: state, data, scratch",
+  );
+  await vm.waitFor(UP, BOOT_MS);
+  // Nothing typed is echoed.
+  expect(vm.console()).not.toContain(recoveryKey.slice(0, 8).toUpperCase());
+  await vm.reset();
+  expect(await vm.waitFor(/^liken: encrypted disks opened with /, BOOT_MS)).toBe(
+    "liken: encrypted disks opened with the key the TPM released: state, data, scratch",
+  );
+  await vm.waitFor(UP, BOOT_MS);
+  await powerOff(vm);
+  const { status } = await stateStatus(disk, recoveryKey);
+  expect(status?.conditions.find((c) => c.type === "DiskEncrypted")).toMatchObject({
+    status: "True",
+    reason: "OpenedByTpm",
+  });
+}, 1_200_000);
+
+it("refuses the install on a machine without a TPM, and writes nothing", async () => {
+  const blank = await sparseFile(join(dir, "no-tpm.img"), 4 * GIB);
+  const before = await contentDigest(blank);
+  const vm = await startVm({ stick, disks: [{ path: blank, bus: "virtio" }], nics: ["virtio"] });
+  expect(await vm.waitFor(/^liken-stick unattended: /, 600_000)).toContain(
+    "this machine has no TPM, not a TPM 2.0",
+  );
+  await vm.stop();
+  expect(await contentDigest(blank)).toBe(before);
+}, 900_000);
