@@ -229,7 +229,9 @@ describe("a release without nvme, on a machine with a virtio and an NVMe disk", 
       present: true,
       version: "2.0",
       driver: "tpm_crb",
-      manufacturer: null,
+      // swtpm's TCG vendor ID, as the TPM itself answers GetCapability.
+      manufacturer: "IBM",
+      firmware: expect.stringMatching(/^\d+\.\d+\.\d+\.\d+$/),
       eventLog: "/sys/kernel/security/tpm0/binary_bios_measurements",
       optionRoms: {
         kind: "found",
