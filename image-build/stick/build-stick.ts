@@ -161,6 +161,10 @@ const TOOLS = [
   "usr/sbin/dmidecode",
   // The hardware report's LLDP: raw frames on a NIC (tools/socat.ts).
   "usr/bin/socat",
+  // [encryption] tpm = true: LUKS2 on the state partition and the storage roles, each
+  // formatted through a loop device over its partition (tools/cryptsetup.ts, tools/losetup.ts)
+  "sbin/cryptsetup",
+  "sbin/losetup",
   // iproute2's ip: the declared network's bonds, VLANs and addresses for the unattended
   // report (hardware/network/); the release's root holds the same bytes, which the stick links
   "bin/ip",
