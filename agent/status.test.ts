@@ -411,4 +411,28 @@ describe("sanitized messages", () => {
     const again = machineStatus(input({ now: T1, previous: first, mirror: missing }));
     expect(condition(again, "SystemDiskMirrored").lastTransitionTime).toBe(T0);
   });
+
+  it("says DiskEncrypted and encryption on an encrypted machine only, with no key in either", () => {
+    const plain = machineStatus(input());
+    expect(plain.conditions.map((c) => c.type)).not.toContain("DiskEncrypted");
+    expect(plain).not.toHaveProperty("encryption");
+    const encryption = {
+      tpm: true as const,
+      pcrs: [7],
+      opened: ["state", "data"],
+      openedBy: "tpm" as const,
+    };
+    const opened = {
+      status: "True" as const,
+      reason: "OpenedByTpm",
+      message: "state, data opened by the TPM (sealed to PCR 7)",
+    };
+    const s = machineStatus(input({ encryption, encrypted: opened }));
+    expect(s.encryption).toEqual(encryption);
+    expect(s.conditions.at(-1)).toEqual({
+      type: "DiskEncrypted",
+      ...opened,
+      lastTransitionTime: T0,
+    });
+  });
 });

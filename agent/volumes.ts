@@ -87,7 +87,10 @@ export class Volumes {
     step(`encrypted disks opened with ${by}: ${this.#opened.join(", ")}`);
   }
 
-  /** `encryption` and DiskEncrypted for the status; nothing on a machine without encryption. */
+  /**
+   * `encryption` and DiskEncrypted for the status; nothing on a machine without encryption.
+   * (The status's sanitizer takes the word after "key" for a secret: no message has one.)
+   */
   status(): { encryption?: EncryptionStatus; encrypted?: ConditionPart } {
     if (!this.#encrypted) return {};
     const by = this.#key?.by;
@@ -102,8 +105,7 @@ export class Volumes {
       ? {
           status: "False",
           reason: "Locked",
-          message:
-            "the TPM did not release the key of the encrypted disks, and no recovery key was typed",
+          message: "the TPM did not open the encrypted disks, and nobody typed the recovery key",
         }
       : this.#failed.length > 0
         ? {
@@ -116,8 +118,8 @@ export class Volumes {
             reason: by === "tpm" ? "OpenedByTpm" : "OpenedByRecoveryKey",
             message:
               by === "tpm"
-                ? `${names} opened with the key the TPM released (PCR 7)`
-                : `${names} opened with the recovery key; a new key is sealed to PCR 7`,
+                ? `${names} opened by the TPM (sealed to PCR 7)`
+                : `${names} opened with the recovery key; the TPM seals a new one to PCR 7`,
           };
     return { encryption, encrypted };
   }

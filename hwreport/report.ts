@@ -94,7 +94,7 @@ export async function buildReport(input: ReportInput): Promise<HwReport> {
   const ports = declaredPorts(machines, nics);
   problems.push(...portProblems(ports, nics));
   if (release) problems.push(...nicBootProblems(ports, nics, release.version));
-  const layouts = proposedLayouts(input, machines, classified, problems);
+  const layouts = proposedLayouts(input, machines, classified, problems, machine.tpm);
   const signature = release ? await releaseSignature(root, release) : null;
   if (release && signature) problems.push(...signatureProblems(release.version, signature));
   if (machine.inventory.system?.firmware.mode === "legacy") problems.push(legacyFirmware());
@@ -299,6 +299,7 @@ function proposedLayouts(
   machines: readonly Machine[],
   classified: Disk[] | undefined,
   problems: Problem[],
+  tpm: TpmReport,
 ): LayoutReport[] {
   if (!input.manifest || !classified) return [];
   const layouts: LayoutReport[] = [];
@@ -322,6 +323,10 @@ function proposedLayouts(
         newInstallId: installId,
         paths: [],
         now: 0,
+        // [encryption]: this machine's TPM decides; where its recovery key goes is the
+        // install's to check, not the hardware's.
+        tpm: tpm.present ? tpm : null,
+        recoveryTo: ["report", "console"],
       }),
     );
     layouts.push({ machine, plan });

@@ -13,7 +13,10 @@ import { run } from "./exec.ts";
 // nobody guesses 256 bits, and argon2's memory cost would be a second of a small machine's
 // boot. systemd-cryptenroll does the same for its TPM keyslots.
 const KEYSLOT_KDF = ["--pbkdf", "pbkdf2", "--pbkdf-force-iterations", "1000"];
-const LONG = { timeoutMs: 120_000 };
+// The stick and the release's root run no udev: libdevmapper makes the /dev/mapper node
+// itself rather than wait for udev to (as the initramfs's dmsetup does).
+const NO_UDEV = { DM_DISABLE_UDEV: "1" };
+const LONG = { timeoutMs: 120_000, env: NO_UDEV };
 
 /**
  * Where a volume's data begins: LUKS2's default header room (two metadata copies and the
@@ -123,7 +126,7 @@ export async function luksOpen(
 }
 
 export async function luksClose(name: string): Promise<void> {
-  await run("cryptsetup", ["close", name]);
+  await run("cryptsetup", ["close", name], { env: NO_UDEV });
 }
 
 export function mapperPath(name: string): string {
