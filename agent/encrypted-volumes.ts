@@ -155,6 +155,7 @@ export async function sealAgain(
   recoveryKey: string,
   next: NewKey,
 ): Promise<void> {
+  // An empty keyslot 0 (a reset after the wipe, before the add): nothing to wipe.
   await luksKillSlot(volume.device, TPM_KEYSLOT).catch(() => undefined);
   await luksAddKey(volume.device, recoveryKey, next.secret, TPM_KEYSLOT);
   await luksImportToken(volume.device, TPM_TOKEN_ID, tpmTokenJson(next.sealed));

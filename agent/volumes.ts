@@ -77,6 +77,7 @@ export class Volumes {
   async openRoles(roles: readonly VolumeDevice[]): Promise<void> {
     if (!this.#key) return;
     for (const role of roles) {
+      // A role that cannot be read is not opened; the release finds it missing.
       if (!(await isLuksVolume(role.device).catch(() => false))) continue;
       await this.#opened1(role).catch((error: Error) => {
         this.#failed.push(role.name);

@@ -41,6 +41,7 @@ export function parseTpmToken(json: string): TpmSealedKey | undefined {
   try {
     value = JSON.parse(json);
   } catch {
+    // Not JSON: not a token liken wrote.
     return undefined;
   }
   if (typeof value !== "object" || value === null) return undefined;

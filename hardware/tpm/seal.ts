@@ -144,6 +144,8 @@ async function withHandles<T>(
   try {
     return await work(track);
   } finally {
+    // A flush that fails must not hide the command's own error; the resource manager
+    // flushes what is left when the device closes.
     for (const handle of handles.reverse())
       await execute(tpm, flushContext(handle)).catch(() => undefined);
   }

@@ -41,6 +41,7 @@ export async function openTpmDevice(path = "/dev/tpmrm0"): Promise<TpmTransport>
   return {
     transmit(command) {
       const turn = queue.then(() => exchange(file, command));
+      // The caller gets this command's error; the next command waits only for its turn.
       queue = turn.catch(() => undefined);
       return turn;
     },
