@@ -144,10 +144,11 @@ async function withHandles<T>(
   try {
     return await work(track);
   } finally {
-    // A flush that fails must not hide the command's own error; the resource manager
-    // flushes what is left when the device closes.
-    for (const handle of handles.reverse())
+    for (const handle of handles.reverse()) {
+      // A flush that fails must not hide the command's own error; the resource manager
+      // flushes what is left when the device closes.
       await execute(tpm, flushContext(handle)).catch(() => undefined);
+    }
   }
 }
 
