@@ -53,7 +53,10 @@ beforeAll(async () => {
       res.writeHead(204).end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(REPORT_PORT, "127.0.0.1", resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(REPORT_PORT, "127.0.0.1", resolve);
+  });
 }, 600_000);
 afterEach(stopAllVms);
 afterAll(async () => {
