@@ -1,6 +1,8 @@
 // The recovery key typed on a console: the screen's or the serial port's, whichever a
 // person types on first. Nothing typed is echoed: a serial console's output is often
 // logged (a BMC's serial-over-LAN, a console server), and the key stays valid after use.
+// The consoles go raw before the first prompt and stay raw until the last answer, so no
+// keystroke ever meets the echoing line discipline.
 import { openSync } from "node:fs";
 import { ReadStream } from "node:tty";
 
@@ -9,18 +11,13 @@ const ENTER = new Set([0x0d, 0x0a]);
 const ERASE = new Set([0x7f, 0x08]);
 const KILL_LINE = 0x15; // Ctrl-U
 
-/** The next line typed on any console; each keypress shows as nothing, Enter as a new line. */
-export function readSecretLine(onEnter: () => void): Promise<string> {
-  return new Promise((resolve) => {
-    const streams: ReadStream[] = [];
-    const done = (line: string) => {
-      for (const s of streams) {
-        s.setRawMode(false);
-        s.destroy();
-      }
-      onEnter();
-      resolve(line);
-    };
+/** The consoles a person may type on, raw and silent until close(). */
+export class SecretConsoles {
+  readonly #streams: ReadStream[] = [];
+  readonly #lines: string[] = [];
+  #waiting: ((line: string) => void) | undefined;
+
+  constructor() {
     for (const path of CONSOLES) {
       let fd: number;
       try {
@@ -33,14 +30,40 @@ export function readSecretLine(onEnter: () => void): Promise<string> {
       let typed = "";
       stream.on("data", (chunk: Buffer) => {
         for (const byte of chunk) {
-          if (ENTER.has(byte)) return done(typed);
-          if (ERASE.has(byte)) typed = typed.slice(0, -1);
+          if (ENTER.has(byte)) {
+            this.#line(typed);
+            typed = "";
+          } else if (ERASE.has(byte)) typed = typed.slice(0, -1);
           else if (byte === KILL_LINE) typed = "";
           else if (byte >= 0x20 && byte < 0x7f) typed += String.fromCharCode(byte);
         }
       });
+      // A console that fails is one fewer to type on; the others still read.
       stream.on("error", () => undefined);
-      streams.push(stream);
+      this.#streams.push(stream);
     }
-  });
+  }
+
+  /** The next line typed on any console (never resolves on a machine with none). */
+  readLine(): Promise<string> {
+    const ready = this.#lines.shift();
+    if (ready !== undefined) return Promise.resolve(ready);
+    return new Promise((resolve) => {
+      this.#waiting = resolve;
+    });
+  }
+
+  close(): void {
+    for (const s of this.#streams) {
+      s.setRawMode(false);
+      s.destroy();
+    }
+  }
+
+  #line(line: string): void {
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    if (waiting) waiting(line);
+    else this.#lines.push(line);
+  }
 }

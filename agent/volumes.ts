@@ -20,7 +20,7 @@ import {
   type VolumesLocked,
 } from "./encrypted-volumes.ts";
 import { type Partition, say, step } from "./machine.ts";
-import { readSecretLine } from "./recovery-prompt.ts";
+import { SecretConsoles } from "./recovery-prompt.ts";
 
 export class Volumes {
   #key: VolumesKey | undefined;
@@ -48,20 +48,9 @@ export class Volumes {
       "type the recovery key on this console to open the disks (a new key is then sealed to this machine as it is now), or boot the stick and select wipe and reinstall",
     );
     const volume = { name: "state", device: state.device };
-    for (;;) {
-      say("recovery key: ");
-      const typed = await readSecretLine(() => say(""));
-      const key = normalizeRecoveryKey(typed);
-      if (!key) {
-        step(
-          "that is not a recovery key: 64 letters in 8 groups, as the install showed it; type it again",
-        );
-        continue;
-      }
-      if (!(await recoveryKeyOpens(volume, key))) {
-        step("that recovery key does not open this machine's disks; type it again");
-        continue;
-      }
+    const consoles = new SecretConsoles();
+    try {
+      const key = await this.#recoveryKeyFrom(consoles, volume);
       this.#key = { key, by: "recovery-key" };
       this.#opened.push("state");
       this.#next = await sealNewKey();
@@ -70,6 +59,23 @@ export class Volumes {
         "the disks are open; a new key is sealed to PCR 7, and the next boot needs no recovery key",
       );
       return mapperPath(STATE_MAPPING);
+    } finally {
+      consoles.close();
+    }
+  }
+
+  // Asks until a typed key opens the state partition (keyslot 1).
+  async #recoveryKeyFrom(consoles: SecretConsoles, volume: VolumeDevice): Promise<string> {
+    for (;;) {
+      say("recovery key: ");
+      const key = normalizeRecoveryKey(await consoles.readLine());
+      say("");
+      if (!key)
+        step(
+          "that is not a recovery key: 64 letters in 8 groups, as the install showed it; type it again",
+        );
+      else if (await recoveryKeyOpens(volume, key)) return key;
+      else step("that recovery key does not open this machine's disks; type it again");
     }
   }
 

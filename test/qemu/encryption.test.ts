@@ -2,9 +2,10 @@
 // unattended stick installs worker-1 with its state partition and storage roles as LUKS2
 // volumes and sends the one recovery key with its report, nowhere else; the machine boots
 // with the key its TPM releases. The same disk in a machine with another TPM holds for the
-// recovery key, which typed on the console opens it and seals a new key: the next boot
-// needs none. A machine without a TPM is refused before anything is written.
-import { copyFile, mkdtemp, readFile, rm } from "node:fs/promises";
+// recovery key, which typed on the console opens it and seals a new key: the next boots,
+// a trial that fails its health check and the return to 1.0.0, need none. A machine
+// without a TPM is refused before anything is written.
+import { copyFile, mkdtemp, open, readFile, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,7 +16,7 @@ import { cachedRelease, cachedStick } from "../../testing/cached-build.ts";
 import { decryptVolume, volumeKey } from "../../testing/luks-read.ts";
 import { readExt4File } from "../../tools/debugfs.ts";
 import { contentDigest, sparseFile } from "../disk-files.ts";
-import { inspect } from "./boot-path.ts";
+import { inspect, updateMedium } from "./boot-path.ts";
 import { startVm, stopAllVms, type Vm } from "./harness.ts";
 
 const MANIFEST = "test/fixtures/manifests/good/encryption.toml";
@@ -28,12 +29,14 @@ const RECOVERY_KEY = /^([cbdefghijklnrtuv]{8}-){7}[cbdefghijklnrtuv]{8}$/;
 
 let dir: string;
 let stick: string;
+let v2bad: string;
 let server: Server;
 const reports: { machine: string | null; recoveryKey?: string; status: unknown }[] = [];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "liken-qemu-encryption-"));
   const release = await cachedRelease({ version: "1.0.0" });
+  v2bad = await cachedRelease({ version: "2.0.0", fault: "health" });
   stick = await cachedStick({
     manifest: MANIFEST,
     releaseDir: release,
@@ -86,6 +89,18 @@ async function stateStatus(disk: string, recoveryKey: string) {
 
 function holds(haystack: Buffer, needle: Buffer | string): boolean {
   return haystack.includes(typeof needle === "string" ? Buffer.from(needle) : needle);
+}
+
+/** `size` bytes at `start` of `file` (a disk image is larger than one Buffer). */
+async function region(file: string, start: number, size: number): Promise<Buffer> {
+  const handle = await open(file, "r");
+  try {
+    const bytes = Buffer.alloc(size);
+    await handle.read(bytes, 0, size, start);
+    return bytes;
+  } finally {
+    await handle.close();
+  }
 }
 
 let disk: string;
@@ -142,22 +157,32 @@ it("installs worker-1 encrypted, sends the recovery key with its report only, an
 
   // No key outside the LUKS headers and the TPM: not on the console, the stick, the disk's
   // plain partitions, or in the state's documents.
-  const image = await readFile(disk);
-  const plainParts = seen.partitions.filter((p) => !p.encrypted);
+  const plain = await Promise.all(
+    seen.partitions
+      .filter((p) => !p.encrypted)
+      .map(async (p) => ({ label: p.label, bytes: await region(disk, p.start, p.size) })),
+  );
+  const stickBytes = await readFile(stickCopy);
   for (const needle of [recoveryKey, key, key.toString("hex")]) {
     expect(consoleText.includes(needle.toString())).toBe(false);
-    expect(holds(await readFile(stickCopy), needle)).toBe(false);
+    expect(holds(stickBytes, needle)).toBe(false);
     expect(holds(bytes, needle)).toBe(false);
-    for (const p of plainParts)
-      expect(holds(image.subarray(p.start, p.start + p.size), needle), p.label).toBe(false);
+    for (const p of plain) expect(holds(p.bytes, needle), p.label).toBe(false);
   }
   expect(JSON.stringify(status)).not.toContain(recoveryKey);
 }, 1_500_000);
 
-it("in a machine with another TPM, holds for the recovery key; typed, it opens and the next boot needs none", async () => {
+it("in a machine with another TPM, holds for the recovery key; typed, it opens, and the next boots need none", async () => {
   expect(recoveryKey).toMatch(RECOVERY_KEY);
+  // A 2.0.0 that fails its health check waits on an update medium: once the disks are open
+  // it is staged, its trial fails and the machine returns to 1.0.0, each boot opening the
+  // disks with the key the TPM sealed after the recovery.
+  const medium = await updateMedium(dir, "2.0.0", v2bad);
   const vm = await startVm({
-    disks: [{ path: disk, bus: "virtio" }],
+    disks: [
+      { path: disk, bus: "virtio" },
+      { path: medium, bus: "virtio" },
+    ],
     tpmState: join(dir, "tpm-b"),
     relaunchOnReboot: true,
   });
@@ -170,30 +195,38 @@ it("in a machine with another TPM, holds for the recovery key; typed, it opens a
   await vm.waitFor("that is not a recovery key", 30_000);
   await vm.type(`${recoveryKey.toUpperCase().replaceAll("-", " ")}\n`);
   await vm.waitFor("a new key is sealed to PCR 7", 120_000);
-  expect(await vm.waitFor(/^liken: encrypted disks opened with /, BOOT_MS)).toBe(
+  const opened = /^liken: encrypted disks opened with /;
+  expect(await vm.waitFor(opened, BOOT_MS)).toBe(
     "liken: encrypted disks opened with the recovery key: state, data, scratch",
   );
+  await vm.waitFor("liken: booting 2.0.0 from slot b as its one trial", BOOT_MS);
+  const byTpm = "liken: encrypted disks opened with the key the TPM released: state, data, scratch";
+  expect(await vm.waitFor(opened, BOOT_MS)).toBe(byTpm);
+  await vm.waitFor("liken: trial of 2.0.0 failed: the release's own check failed", BOOT_MS);
+  await vm.waitFor(/^liken: booting 1\.0\.0 from slot a$/, BOOT_MS);
+  expect(await vm.waitFor(opened, BOOT_MS)).toBe(byTpm);
+  await vm.waitFor("liken: release 2.0.0 was rejected (HealthCheckFailed)", BOOT_MS);
   await vm.waitFor(UP, BOOT_MS);
-  // Nothing typed is echoed.
+  // Nothing typed is shown.
+  expect(vm.console()).not.toContain("not-a-key");
   expect(vm.console()).not.toContain(recoveryKey.slice(0, 8).toUpperCase());
-  await vm.reset();
-  expect(await vm.waitFor(/^liken: encrypted disks opened with /, BOOT_MS)).toBe(
-    "liken: encrypted disks opened with the key the TPM released: state, data, scratch",
-  );
-  await vm.waitFor(UP, BOOT_MS);
   await powerOff(vm);
   const { status } = await stateStatus(disk, recoveryKey);
   expect(status?.conditions.find((c) => c.type === "DiskEncrypted")).toMatchObject({
     status: "True",
     reason: "OpenedByTpm",
   });
-}, 1_200_000);
+  expect(status?.conditions.find((c) => c.type === "RejectedLastBoot")).toMatchObject({
+    status: "True",
+    reason: "HealthCheckFailed",
+  });
+}, 1_500_000);
 
 it("refuses the install on a machine without a TPM, and writes nothing", async () => {
   const blank = await sparseFile(join(dir, "no-tpm.img"), 4 * GIB);
   const before = await contentDigest(blank);
   const vm = await startVm({ stick, disks: [{ path: blank, bus: "virtio" }], nics: ["virtio"] });
-  expect(await vm.waitFor(/^liken-stick unattended: /, 600_000)).toContain(
+  expect(await vm.waitFor(/^liken-stick unattended: (?!warning:)/, 600_000)).toContain(
     "this machine has no TPM, not a TPM 2.0",
   );
   await vm.stop();
