@@ -29,6 +29,7 @@
 // and the release's root for these few commands.
 import { randomBytes } from "node:crypto";
 import { LikenError } from "../../common/errors.ts";
+import type { TpmSealedKey } from "../../formats/luks-token.ts";
 import {
   type CreatedObject,
   create,
@@ -48,15 +49,8 @@ import { TpmError } from "./tpm-error.ts";
 import type { TpmTransport } from "./transport.ts";
 import { execute, policySession, type Transmit } from "./wire.ts";
 
-/** A sealed secret as the LUKS2 token holds it: JSON-safe. */
-export interface SealedSecret {
-  readonly bank: "sha256";
-  readonly pcrs: readonly number[];
-  /** The TPM2B_PUBLIC, base64. */
-  readonly public: string;
-  /** The TPM2B_PRIVATE, base64. */
-  readonly private: string;
-}
+/** A sealed secret as the LUKS2 token holds it (formats/luks-token.ts): JSON-safe. */
+export type SealedSecret = TpmSealedKey;
 
 /** A sealed data object's sensitive data holds at most MAX_SYM_DATA bytes (Part 2). */
 const MAX_SECRET = 128;
