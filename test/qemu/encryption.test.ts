@@ -7,7 +7,6 @@
 // without a TPM is refused before anything is written: installer/encryption.int.test.ts,
 // on this host, which has none.)
 import { copyFile, mkdtemp, open, readFile, rm } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
@@ -19,9 +18,9 @@ import { readExt4File } from "../../tools/debugfs.ts";
 import { sparseFile } from "../disk-files.ts";
 import { inspect, updateMedium } from "./boot-path.ts";
 import { startVm, stopAllVms, type Vm } from "./harness.ts";
+import { type ReportServer, startReportServer } from "./report-server.ts";
 
 const MANIFEST = "test/fixtures/manifests/good/encryption.toml";
-// Fixed: the URL is on the stick's command line, and the stick is built once for every run.
 const REPORT_PORT = 18791;
 const GIB = 1024 ** 3;
 const UP = /^liken 1\.0\.0 slot a up$/;
@@ -31,40 +30,22 @@ const RECOVERY_KEY = /^([cbdefghijklnrtuv]{8}-){7}[cbdefghijklnrtuv]{8}$/;
 let dir: string;
 let stick: string;
 let v2bad: string;
-let server: Server;
-const reports: { machine: string | null; recoveryKey?: string; status: unknown }[] = [];
+let server: ReportServer<{ machine: string | null; recoveryKey?: string }>;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "liken-qemu-encryption-"));
+  server = await startReportServer(REPORT_PORT);
   const release = await cachedRelease({ version: "1.0.0" });
   v2bad = await cachedRelease({ version: "2.0.0", fault: "health" });
   stick = await cachedStick({
     manifest: MANIFEST,
     releaseDir: release,
-    append: [
-      "liken.install=worker-1",
-      "liken.then=reboot",
-      `liken.report=http://10.0.2.2:${REPORT_PORT}/liken/reports`,
-    ],
-  });
-  server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c: Buffer) => {
-      body += c.toString();
-    });
-    req.on("end", () => {
-      if (req.method === "POST") reports.push(JSON.parse(body));
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(REPORT_PORT, "127.0.0.1", resolve);
+    append: ["liken.install=worker-1", "liken.then=reboot", `liken.report=${server.url}`],
   });
 }, 600_000);
 afterEach(stopAllVms);
 afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await server.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -121,7 +102,7 @@ it("installs worker-1 encrypted, sends the recovery key with its report only, an
   });
   await vm.waitFor(/^liken-stick: installed as worker-1 on \/dev\/vda, install /, 600_000);
   await vm.waitFor(/^liken-stick: report sent to .* \(HTTP 204\)$/, 120_000);
-  const report = reports.at(-1)!;
+  const report = server.reports.at(-1)!;
   expect(report.machine).toBe("worker-1");
   expect(report.recoveryKey).toMatch(RECOVERY_KEY);
   recoveryKey = report.recoveryKey!;

@@ -5,7 +5,6 @@
 // came close, and holds. Both send their report (liken.report=URL) to a server on the
 // host's loopback, which QEMU's user network shows the guest as 10.0.2.2.
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -13,45 +12,30 @@ import { cachedRelease, cachedStick } from "../../testing/cached-build.ts";
 import { contentDigest, sparseFile } from "../disk-files.ts";
 import { type Inspected, inspect } from "./boot-path.ts";
 import { startVm } from "./harness.ts";
+import { type ReportServer, startReportServer } from "./report-server.ts";
 
 const MANIFEST = "test/fixtures/manifests/good/match.toml";
-// Fixed: the URL is on the stick's command line, and the stick is built once for every run.
 const REPORT_PORT = 18787;
 let dir: string;
 let stick: string;
-let server: Server;
-const reports: {
+let server: ReportServer<{
   machine: string | null;
   status: { phase?: string } | null;
   hardware: { schema?: string } | null;
-}[] = [];
+}>;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "liken-qemu-auto-"));
   const release = await cachedRelease({ version: "1.0.0" });
+  server = await startReportServer(REPORT_PORT);
   stick = await cachedStick({
     manifest: MANIFEST,
     releaseDir: release,
-    append: [
-      "liken.install=auto",
-      "liken.then=reboot",
-      `liken.report=http://10.0.2.2:${REPORT_PORT}/liken/reports`,
-    ],
+    append: ["liken.install=auto", "liken.then=reboot", `liken.report=${server.url}`],
   });
-  server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c: Buffer) => {
-      body += c.toString();
-    });
-    req.on("end", () => {
-      if (req.method === "POST" && req.url === "/liken/reports") reports.push(JSON.parse(body));
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(REPORT_PORT, "127.0.0.1", resolve));
 }, 600_000);
 afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await server.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -68,11 +52,8 @@ it("installs the machine whose match is this hardware, and boots it", async () =
     /^liken-stick: this machine: MAC 52:54:00:4c:4b:02, serial LIKEN-QEMU-0002, uuid unknown; it is worker-1 in the manifest$/,
   );
   await vm.waitFor(/liken-stick: installed as worker-1 on \/dev\/vda, install /, 300_000);
-  await vm.waitFor(
-    `liken-stick: report sent to http://10.0.2.2:${REPORT_PORT}/liken/reports (HTTP 204)`,
-    120_000,
-  );
-  expect(reports.at(-1)).toMatchObject({
+  await vm.waitFor(`liken-stick: report sent to ${server.url} (HTTP 204)`, 120_000);
+  expect(server.reports.at(-1)).toMatchObject({
     machine: "worker-1",
     status: { phase: "Installed" },
     hardware: { schema: "liken-hwreport/2" },
@@ -108,10 +89,8 @@ it("writes nothing and holds when no machine's match is this hardware, naming th
     "liken-stick unattended: no machine of the manifest matches this hardware (add this machine's MAC, serial or UUID to its match in the manifest, or boot with liken.install=NAME)",
   );
   await vm.waitFor("the unattended install as auto did not finish", 120_000);
-  expect(vm.console()).toContain(
-    `liken-stick: report sent to http://10.0.2.2:${REPORT_PORT}/liken/reports (HTTP 204)`,
-  );
-  expect(reports.at(-1)).toMatchObject({ machine: null, status: null });
+  expect(vm.console()).toContain(`liken-stick: report sent to ${server.url} (HTTP 204)`);
+  expect(server.reports.at(-1)).toMatchObject({ machine: null, status: null });
   await vm.stop();
   expect(await contentDigest(disk)).toBe(blank);
 });
