@@ -14,6 +14,7 @@ import { parseMachineStatus } from "../../formats/machine-status.ts";
 import { STATE_FILES } from "../../formats/state-partition.ts";
 import { cachedRelease, cachedStick } from "../../testing/cached-build.ts";
 import { decryptVolume, volumeKey } from "../../testing/luks-read.ts";
+import { probeAt } from "../../tools/blkid.ts";
 import { readExt4File } from "../../tools/debugfs.ts";
 import { sparseFile } from "../disk-files.ts";
 import { inspect, updateMedium } from "./boot-path.ts";
@@ -25,6 +26,13 @@ const REPORT_PORT = 18791;
 const GIB = 1024 ** 3;
 const UP = /^liken 1\.0\.0 slot a up$/;
 const BOOT_MS = 300_000;
+/** What blkid reads at each partition liken leaves unencrypted (slot B is empty). */
+const PLAIN_TYPES: Record<string, string | undefined> = {
+  "liken-esp": "vfat",
+  "liken-a": "erofs",
+  "liken-b": undefined,
+  "liken-journal": undefined,
+};
 const RECOVERY_KEY = /^([cbdefghijklnrtuv]{8}-){7}[cbdefghijklnrtuv]{8}$/;
 
 let dir: string;
@@ -120,6 +128,10 @@ it("installs worker-1 encrypted, sends the recovery key with its report only, an
     "liken-data",
     "liken-scratch",
   ]);
+  for (const p of seen.partitions)
+    expect((await probeAt(disk, p.start, p.size))?.type, p.label).toBe(
+      p.encrypted ? "crypto_LUKS" : PLAIN_TYPES[p.label],
+    );
   expect(seen.slots.a).toEqual({ version: "1.0.0", hashMatches: true });
   expect(seen.status).toBeNull();
 
