@@ -286,6 +286,18 @@ describe("progress", () => {
     expect(play(done, keys("down", "enter")).model.screen.kind).toBe("main");
   });
 
+  it("shows an encrypted install's recovery key on the installed screen, and on no other", () => {
+    const key = "cbdefghi-jklnrtuv-cbdefghi-jklnrtuv-cbdefghi-jklnrtuv-cbdefghi-jklnrtuv";
+    const done = play(installing(), [
+      { type: "install-done", recoveryKey: key, data: menuData([likenDisk("/dev/sda")]) },
+    ]).model;
+    expect(screenText(done)).toContain(
+      "The recovery key of this machine's encrypted disks, shown this once:",
+    );
+    expect(screenText(done)).toContain(`    ${key}`);
+    expect(screenText(play(done, keys("down", "enter")).model)).not.toContain(key);
+  });
+
   it("says so when the disk already held the install", () => {
     const done = play(installing(), [
       { type: "install-done", alreadyOn: "/dev/sda", data: menuData([likenDisk("/dev/sda")]) },
