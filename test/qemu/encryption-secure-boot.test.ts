@@ -2,8 +2,9 @@
 // Secure Boot build, swtpm) takes the cluster's keys from the signed stick and is installed
 // unattended with its disks encrypted and the recovery key on its console; the disk boots
 // with Secure Boot on and the key its TPM releases. With Secure Boot turned off (the same
-// variables and TPM under plain OVMF), PCR 7 is not what the key was sealed to: the boot
-// holds for the recovery key and says why.
+// TPM, plain OVMF with its variables as they come: no keys, Secure Boot off), PCR 7 is not
+// what the key was sealed to: the boot holds for the recovery key and says why. (Debian's
+// plain OVMF still enforces Secure Boot when its variables hold the enrolled keys.)
 import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -53,14 +54,11 @@ it("seals the key with Secure Boot on; with Secure Boot turned off the boot hold
   await vm.waitFor(/^liken 1\.0\.0 slot a up$/, BOOT_MS);
   await vm.qmp.execute("quit");
   await vm.waitForExit(30_000);
-  const vars = join(dir, "vars.fd");
-  await copyFile(vm.varsFile, vars);
   await vm.stop();
 
   const off = await startVm({
     disks: [{ path: disk, bus: "virtio" }],
     firmware: "plain",
-    varsFrom: vars,
     tpmState,
   });
   await off.waitFor(
@@ -69,4 +67,5 @@ it("seals the key with Secure Boot on; with Secure Boot turned off the boot hold
   );
   await off.waitFor("recovery key: ", 60_000);
   expect(off.console()).not.toContain(OPENED);
+  expect(off.console()).not.toContain("EFI stub: UEFI Secure Boot is enabled.");
 }, 1_800_000);
