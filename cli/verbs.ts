@@ -3,6 +3,7 @@
 // machine in testing/ (npm run vm).
 import type { Verb } from "./verb.ts";
 import { disks } from "./verbs/disks.ts";
+import { enrollVerb } from "./verbs/enroll.ts";
 import { hwreportVerb } from "./verbs/hwreport.ts";
 import { imageVerb } from "./verbs/image.ts";
 import { inspectVerb } from "./verbs/inspect.ts";
@@ -22,6 +23,7 @@ export const VERBS: readonly Verb[] = [
   plan,
   installVerb,
   unattendedVerb,
+  enrollVerb,
   repairVerb,
   menuVerb,
   inspectVerb,

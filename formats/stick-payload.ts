@@ -17,6 +17,11 @@ export const STICK_PAYLOAD = {
   record: "/payload/installed.json",
   /** hwreport/save-report.ts: the hardware reports the menu saves, carried away on the stick. */
   reports: "/payload/reports",
+  /**
+   * formats/enrollment-files.ts: a signed stick's Secure Boot keys as .auth updates, which
+   * its Linux enrolls in a machine in setup mode (enroll = "force"); checked at boot.
+   */
+  secureBoot: "/payload/secure-boot",
 } as const;
 
 /** What the stick keeps in memory: gone at power-off. */

@@ -22,14 +22,14 @@ export function readSecureBoot(ck: Check, doc: TomlTable): SecureBootSettings | 
   }
   ck.unknownKeys(table, ["secure_boot"], SECURE_BOOT_KEYS, "in [secure_boot]");
   let ok = true;
-  const keep = table.keep_microsoft ?? true;
-  if (typeof keep !== "boolean") {
+  const keep = table.keep_microsoft;
+  if (keep !== undefined && typeof keep !== "boolean") {
     ck.wrongType(
       ["secure_boot", "keep_microsoft"],
       keep,
       "keep_microsoft",
       "true or false",
-      "write keep_microsoft = true (the default: add-in cards' option ROMs are signed by Microsoft) or false",
+      "write keep_microsoft = true (add-in cards' option ROMs are signed by Microsoft) or false, or leave it out for the stick to decide on each machine",
     );
     ok = false;
   }
@@ -45,6 +45,6 @@ export function readSecureBoot(ck: Check, doc: TomlTable): SecureBootSettings | 
     ok = false;
   }
   return ok
-    ? { keepMicrosoft: keep as boolean, enroll: enroll as SecureBootSettings["enroll"] }
+    ? { keepMicrosoft: keep as boolean | undefined, enroll: enroll as SecureBootSettings["enroll"] }
     : null;
 }

@@ -191,7 +191,9 @@ async function listFiles(dir: string): Promise<string[]> {
 
 /** The manifest's [secure_boot] settings, or the defaults a signed stick takes without them. */
 async function secureBootSettings(manifest: string): Promise<SecureBootSettings> {
-  return (await validManifest(manifest)).secureBoot ?? { keepMicrosoft: true, enroll: "force" };
+  return (
+    (await validManifest(manifest)).secureBoot ?? { keepMicrosoft: undefined, enroll: "force" }
+  );
 }
 
 async function validManifest(manifest: string): Promise<Manifest> {

@@ -34,10 +34,13 @@ The stick boots to the menu on the screen and on the first serial port. With
 
 With --sign DIR (keys from liken-stick keys) the stick boots with Secure Boot on:
 systemd-boot and one unified kernel image (kernel, initramfs and the command
-line, --append included) are signed with DIR's db key, and on a machine in setup
-mode systemd-boot enrolls DIR's PK, KEK and db (with Microsoft's UEFI CA unless
-the manifest's [secure_boot] says keep_microsoft = false) and restarts it with
-Secure Boot on. A manifest with [secure_boot] is refused without --sign.`,
+line, --append included) are signed with DIR's db key. On a machine in setup
+mode the stick enrolls DIR's PK, KEK and db before its menu or install, and
+restarts it with Secure Boot on. db keeps Microsoft's UEFI CA when the manifest's
+[secure_boot] says keep_microsoft = true, or, when it says nothing, when the TPM
+event log shows option ROMs or cannot be read; keep_microsoft = false with option
+ROMs found enrolls nothing. With enroll = "manual" systemd-boot enrolls them
+from its menu instead. A manifest with [secure_boot] is refused without --sign.`,
   options: [
     { name: "manifest", type: "string", value: "FILE", summary: "the cluster manifest (required)" },
     {
@@ -81,7 +84,7 @@ Secure Boot on. A manifest with [secure_boot] is refused without --sign.`,
       typeof sign === "string"
         ? await (await import("../../image-build/secure-boot/keys.ts")).readKeys(sign)
         : undefined;
-    const settings = cluster.secureBoot ?? { keepMicrosoft: true, enroll: "force" as const };
+    const settings = cluster.secureBoot ?? { keepMicrosoft: undefined, enroll: "force" as const };
     const { buildStick } = await import("../../image-build/stick/build-stick.ts");
     const { buildEpoch } = await import("../../image-build/epoch.ts");
     const workDir = await mkdtemp(join(tmpdir(), "liken-image-"));

@@ -49,7 +49,11 @@ import {
 import { writeStickPciIds } from "../inputs/pci-names.ts";
 import { installModules } from "../modules-install.ts";
 import { nodeReadAhead } from "../node-read-ahead.ts";
-import { enrollmentFiles, type StickSigning } from "../secure-boot/enrollment.ts";
+import {
+  espEnrollmentFiles,
+  payloadEnrollmentFiles,
+  type StickSigning,
+} from "../secure-boot/enrollment.ts";
 import { requireReleaseSignedBy } from "../secure-boot/keys.ts";
 import { signedBootFiles } from "../secure-boot/uki.ts";
 import { requireUnpackedInputs, type UnpackedInputs } from "../unpacked.ts";
@@ -176,7 +180,10 @@ export interface StickOptions {
   readonly out: string;
   /** Extra kernel command-line words, e.g. `liken.install=leader-1` for unattended installs. */
   readonly append?: readonly string[];
-  /** Signed for Secure Boot, with the keys the stick enrolls in setup mode. */
+  /**
+   * Signed for Secure Boot, with the keys the stick enrolls in setup mode: its Linux from the
+   * payload (enroll = "force"; not over the network), or systemd-boot from its menu ("manual").
+   */
   readonly sign?: StickSigning;
   readonly epoch: number;
   readonly workDir: string;
@@ -285,7 +292,8 @@ export async function buildStickParts(
   if (o.sign) await requireReleaseSignedBy(await requireRelease(o.releaseDir), o.sign.keys);
   step("the pinned inputs: Debian packages and Node.js");
   const inputs = await requireUnpackedInputs(o.progress);
-  const { payload, verity, releaseVerity } = await buildPayload(inputs, o, step);
+  const enrolls = medium.kind !== "net" && o.sign?.enroll === "force";
+  const { payload, verity, releaseVerity } = await buildPayload(inputs, o, enrolls, step);
   step(
     medium.kind === "net"
       ? "building the initramfs: the drivers that find the network, every payload file's hash"
@@ -316,6 +324,7 @@ async function buildEspImage(inputs: UnpackedInputs, o: StickOptions, initrd: st
 async function buildPayload(
   inputs: UnpackedInputs,
   o: StickOptions,
+  enrolls: boolean,
   step: (what: string) => void,
 ): Promise<{ payload: string; verity: Verity; releaseVerity: Verity }> {
   const payload = join(o.workDir, "payload");
@@ -332,6 +341,12 @@ async function buildPayload(
     .sort()
     .map((n) => `${releaseDir}/${n}`);
   await writeFile(join(payload, "SHA256SUMS"), await checksums(payload, [manifest, ...released]));
+  if (enrolls && o.sign) {
+    const keysDir = join(payload, inPayload(STICK_PAYLOAD.secureBoot));
+    await mkdir(keysDir, { recursive: true });
+    for (const [name, bytes] of payloadEnrollmentFiles(o.sign, new Date(o.epoch * 1000)))
+      await writeFile(join(keysDir, name), bytes);
+  }
 
   const release = await requireRelease(o.releaseDir);
   const rootTree = join(o.workDir, "root-tree");
@@ -411,7 +426,16 @@ async function buildStickInitrd(
   await installModules(inputs, tree, modules);
   // Fetched over the network, every file is checked before it is used; on a stick or an
   // ISO, the files read before the roots are mapped (dm-verity checks the roots' blocks).
-  const checked = medium.kind === "net" ? await regularFiles(payload) : CHECKED_AT_BOOT;
+  // The keys a signed stick enrolls too: what it writes into the firmware must be its own.
+  const checked =
+    medium.kind === "net"
+      ? await regularFiles(payload)
+      : [
+          ...CHECKED_AT_BOOT,
+          ...(await regularFiles(payload)).filter((f) =>
+            f.startsWith(`${inPayload(STICK_PAYLOAD.secureBoot)}/`),
+          ),
+        ];
   await writeFile(join(tree, "etc/liken/payload.sha256"), await checksums(payload, checked));
   await writeFile(
     join(tree, "init"),
@@ -432,7 +456,8 @@ async function buildStickInitrd(
 }
 
 // The ESP's tree: systemd-boot and its one entry: the kernel and the initramfs, or, signed,
-// one unified kernel image holding both and the command line, and the keys to enroll.
+// one unified kernel image holding both and the command line, and with enroll = "manual"
+// the keys systemd-boot enrolls from its menu.
 async function buildStickEsp(
   inputs: UnpackedInputs,
   o: StickOptions,
@@ -455,11 +480,18 @@ async function buildStickEsp(
     await writeFile(join(esp, "EFI/BOOT/BOOTX64.EFI"), loader);
     await writeFile(join(esp, STICK_UKI), uki);
     entry.push(`efi /${STICK_UKI}`);
-    const keysDir = join(esp, "loader/keys/auto");
-    await mkdir(keysDir, { recursive: true });
-    for (const [name, bytes] of enrollmentFiles(o.sign, new Date(o.epoch * 1000)))
-      await writeFile(join(keysDir, name), bytes);
-    await writeFile(join(esp, "loader/loader.conf"), loaderConf(o.sign.enroll));
+    // With "force" the stick's Linux enrolls them, once it read the TPM's event log: a
+    // systemd-boot that enrolled them first would decide db without it.
+    if (o.sign.enroll === "manual") {
+      const keysDir = join(esp, "loader/keys/auto");
+      await mkdir(keysDir, { recursive: true });
+      for (const [name, bytes] of espEnrollmentFiles(o.sign, new Date(o.epoch * 1000)))
+        await writeFile(join(keysDir, name), bytes);
+    }
+    await writeFile(
+      join(esp, "loader/loader.conf"),
+      loaderConf(o.sign.enroll === "manual" ? "manual" : undefined),
+    );
     // For firmware whose setup screens enroll a certificate from a file, when setup mode
     // cannot be reached: its db takes this, and the stick then boots with its keys kept.
     await writeFile(join(esp, STICK_DB_CERTIFICATE), db.certificate);

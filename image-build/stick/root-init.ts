@@ -89,6 +89,16 @@ mkdir -p ${dirname(STICK_DRIVERS_LOADING)}
   rm -f ${STICK_DRIVERS_LOADING}
 ) &
 
+# A signed stick in a machine in setup mode enrolls the cluster's keys first (liken-stick
+# enroll: it reads the TPM event log, writes db, KEK and PK, and restarts the machine); on
+# any other machine it returns at once. Its refusal or failure holds here, PK not written.
+if [ -d ${STICK_PAYLOAD.secureBoot} ]; then
+  mkdir -p /run/liken
+  # shellcheck disable=SC2086 # $CONSOLES is a list of devices
+  { liken-stick enroll 2>&1; echo $? > /run/liken/enroll.rc; } | tee $CONSOLES > /dev/null
+  [ "$(cat /run/liken/enroll.rc)" = 0 ] || hold "the cluster's Secure Boot keys were not enrolled; why is above"
+fi
+
 if [ -n "$INSTALL" ]; then
   [ "$THEN" = reboot ] || THEN=poweroff
   say "liken-stick: unattended install as $INSTALL"

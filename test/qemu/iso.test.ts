@@ -3,7 +3,8 @@
 // boots as a GPT disk. Both find the payload on the ISO's filesystem, check it and show
 // the menu. Built with liken.install=leader-1, the CD installs the machine unattended and
 // the disk then boots the release. Signed, the ISO in the CD drive of a machine in setup
-// mode enrolls the cluster's keys and boots with Secure Boot on to the menu.
+// mode (no TPM) enrolls the cluster's keys from its Linux and boots with Secure Boot on to
+// the menu.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -76,7 +77,12 @@ it("signed, enrolls the keys from the CD of a machine in setup mode and boots wi
     iso: true,
   });
   const vm = await startVm({ cdrom: signed, firmware: "setup-mode", relaunchOnReboot: true });
-  await vm.waitFor("Enrolling secure boot keys from directory: \\loader\\keys\\auto", 120_000);
+  await vm.waitFor(/^liken-stick: payload \/dev\/sr0 verified$/, 120_000);
+  await vm.waitFor(
+    "liken-stick: db keeps Microsoft's UEFI CA: could not check for option ROMs (no TPM)",
+    120_000,
+  );
+  await vm.waitFor("liken-stick: enrolled PK: liken PK afd13149", 60_000);
   await vm.waitFor("EFI stub: UEFI Secure Boot is enabled.", 120_000);
   expect(vm.boots).toBe(2);
   await vm.waitFor(/^liken-stick: payload \/dev\/sr0 verified$/, 120_000);
