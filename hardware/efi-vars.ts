@@ -149,14 +149,7 @@ async function writeVariable(dir: string, name: string, value: Uint8Array): Prom
   bytes.writeUInt32LE(NV_BS_RT, 0);
   Buffer.from(value).copy(bytes, 4);
   try {
-    const file = await open(path, constants.O_WRONLY | constants.O_CREAT, 0o644);
-    try {
-      const { bytesWritten } = await file.write(bytes, 0, bytes.length);
-      if (bytesWritten !== bytes.length)
-        throw new Error(`wrote ${bytesWritten} of ${bytes.length} bytes`);
-    } finally {
-      await file.close();
-    }
+    await writeEfivarfs(path, bytes);
   } catch (error) {
     throw new LikenError({
       kind: "failed",
@@ -164,5 +157,20 @@ async function writeVariable(dir: string, name: string, value: Uint8Array): Prom
       hint: "remove the stick and boot the machine from its disk in the firmware's boot menu",
       cause: error,
     });
+  }
+}
+
+/**
+ * Sets the efivarfs variable at `path` to `bytes` (4 bytes of attributes, then the value)
+ * in one write(2), as efivarfs takes it; no O_TRUNC, which fails on an immutable file.
+ */
+export async function writeEfivarfs(path: string, bytes: Uint8Array): Promise<void> {
+  const file = await open(path, constants.O_WRONLY | constants.O_CREAT, 0o644);
+  try {
+    const { bytesWritten } = await file.write(bytes, 0, bytes.length);
+    if (bytesWritten !== bytes.length)
+      throw new Error(`wrote ${bytesWritten} of ${bytes.length} bytes`);
+  } finally {
+    await file.close();
   }
 }

@@ -3,8 +3,6 @@
 // .auth update (EFI_VARIABLE_AUTHENTICATION_2 and the new value), which the firmware checks
 // as SetVariable() would. db, then KEK, then PK: writing PK ends setup mode, so a failure
 // before it leaves the machine in setup mode, where the stick can try again.
-import { constants } from "node:fs";
-import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { LikenError } from "../common/errors.ts";
 import { authenticatedValue, ENROLLMENT_ORDER } from "../formats/enrollment-files.ts";
@@ -14,6 +12,7 @@ import {
   type KeyVariable,
   VARIABLE_GUIDS,
 } from "../formats/secure-boot-vars.ts";
+import { writeEfivarfs } from "./efi-vars.ts";
 
 // NON_VOLATILE | BOOTSERVICE_ACCESS | RUNTIME_ACCESS | TIME_BASED_AUTHENTICATED_WRITE_ACCESS:
 // the attributes the updates were signed with (formats/secure-boot-vars.ts).
@@ -41,7 +40,7 @@ export async function enrollKeys(
     bytes.writeUInt32LE(AUTHENTICATED_NV_BS_RT, 0);
     updates[name].copy(bytes, 4);
     try {
-      await writeOnce(join(efivars, `${name}-${VARIABLE_GUIDS[name].toLowerCase()}`), bytes);
+      await writeEfivarfs(join(efivars, `${name}-${VARIABLE_GUIDS[name].toLowerCase()}`), bytes);
     } catch (error) {
       throw new LikenError({
         kind: "failed",
@@ -54,18 +53,5 @@ export async function enrollKeys(
     }
     done.push(name);
     written(name);
-  }
-}
-
-// efivarfs sets a variable from exactly one write. No O_TRUNC: an open that truncates fails
-// on a file the kernel keeps immutable (a db left from before setup mode).
-async function writeOnce(path: string, bytes: Buffer): Promise<void> {
-  const file = await open(path, constants.O_WRONLY | constants.O_CREAT, 0o644);
-  try {
-    const { bytesWritten } = await file.write(bytes, 0, bytes.length);
-    if (bytesWritten !== bytes.length)
-      throw new Error(`wrote ${bytesWritten} of ${bytes.length} bytes`);
-  } finally {
-    await file.close();
   }
 }
