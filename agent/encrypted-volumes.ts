@@ -4,7 +4,6 @@
 // /dev/mapper/liken-state, each role at /dev/mapper/liken-ROLE, for the release to use.
 // When the TPM refuses, a proven boot holds on the consoles for the recovery key, which
 // opens the volumes and seals a new key to PCR 7 as it is now; a trial fails instead.
-import { randomBytes } from "node:crypto";
 import { open } from "node:fs/promises";
 import { LikenError } from "../common/errors.ts";
 import { partitionLabel } from "../common/partition-labels.ts";
@@ -12,12 +11,12 @@ import {
   isLuksHeader,
   LUKS_MAGIC,
   parseTpmToken,
+  SEALED_PCRS,
   TPM_KEYSLOT,
   TPM_TOKEN_ID,
-  type TpmSealedKey,
   tpmTokenJson,
 } from "../formats/luks-token.ts";
-import { sealSecret, unsealSecret } from "../hardware/tpm/seal.ts";
+import { type FreshSecret, sealFreshSecret, unsealSecret } from "../hardware/tpm/seal.ts";
 import { TpmError } from "../hardware/tpm/tpm-error.ts";
 import { openTpmDevice } from "../hardware/tpm/transport.ts";
 import {
@@ -28,9 +27,6 @@ import {
   luksOpen,
   mapperPath,
 } from "../tools/cryptsetup.ts";
-
-/** The PCRs a new key is sealed to: the Secure Boot state and keys. */
-const SEALED_PCRS: readonly number[] = [7];
 
 /** A volume to open: the state partition or a storage role's partition. */
 export interface VolumeDevice {
@@ -130,19 +126,10 @@ export async function recoveryKeyOpens(
 }
 
 /** A new key for the volumes, sealed by this machine's TPM to PCR 7 as it is now. */
-export interface NewKey {
-  readonly secret: Buffer;
-  readonly sealed: TpmSealedKey;
-}
+export type NewKey = FreshSecret;
 
-export async function sealNewKey(): Promise<NewKey> {
-  const secret = randomBytes(32);
-  const tpm = await openTpmDevice();
-  try {
-    return { secret, sealed: await sealSecret(tpm, secret, SEALED_PCRS) };
-  } finally {
-    await tpm.close();
-  }
+export function sealNewKey(): Promise<NewKey> {
+  return sealFreshSecret(SEALED_PCRS);
 }
 
 /**

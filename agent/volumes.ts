@@ -2,6 +2,7 @@
 // for [encryption]; a plain state partition mounts as it is), and what the status says of
 // them: `encryption` and the DiskEncrypted condition, only on an encrypted machine.
 import { firstLine } from "../common/errors.ts";
+import { SEALED_PCRS } from "../formats/luks-token.ts";
 import type { EncryptionStatus } from "../formats/machine-status.ts";
 import { normalizeRecoveryKey } from "../formats/recovery-key.ts";
 import { mapperPath } from "../tools/cryptsetup.ts";
@@ -103,7 +104,7 @@ export class Volumes {
     const by = this.#key?.by;
     const encryption: EncryptionStatus = {
       tpm: true,
-      pcrs: [7],
+      pcrs: SEALED_PCRS,
       opened: [...this.#opened],
       ...(by ? { openedBy: by } : {}),
     };

@@ -15,6 +15,9 @@ export const TPM_TOKEN_ID = 0;
 export const TPM_KEYSLOT = 0;
 export const RECOVERY_KEYSLOT = 1;
 
+/** PCR 7: the Secure Boot state and the keys that verified the boot (design.md section 3). */
+export const SEALED_PCRS: readonly number[] = [7];
+
 /** A secret sealed by a TPM 2.0 to a policy on PCRs (hardware/tpm/seal.ts makes it). */
 export interface TpmSealedKey {
   readonly bank: "sha256";

@@ -7,14 +7,14 @@ import { randomBytes } from "node:crypto";
 import { open } from "node:fs/promises";
 import {
   RECOVERY_KEYSLOT,
+  SEALED_PCRS,
   TPM_TOKEN_ID,
   type TpmSealedKey,
   tpmTokenJson,
 } from "../formats/luks-token.ts";
 import { RECOVERY_KEY_BYTES, recoveryKeyText } from "../formats/recovery-key.ts";
 import { writeImage } from "../formats/write-image.ts";
-import { sealSecret } from "../hardware/tpm/seal.ts";
-import { openTpmDevice } from "../hardware/tpm/transport.ts";
+import { sealFreshSecret } from "../hardware/tpm/seal.ts";
 import {
   luksAddKey,
   luksClose,
@@ -25,9 +25,6 @@ import {
 } from "../tools/cryptsetup.ts";
 import { attachLoop, detachLoop, type LoopRegion } from "../tools/losetup.ts";
 
-/** PCR 7: the Secure Boot state and the keys that verified the boot (design.md section 3). */
-export const SEALED_PCRS: readonly number[] = [7];
-
 export interface VolumeKeys {
   readonly tpmSecret: Buffer;
   readonly sealed: TpmSealedKey;
@@ -37,14 +34,12 @@ export interface VolumeKeys {
 
 /** New keys: 32 random bytes sealed by this machine's TPM to PCR 7, and a recovery key. */
 export async function makeVolumeKeys(): Promise<VolumeKeys> {
-  const tpmSecret = randomBytes(32);
-  const tpm = await openTpmDevice();
-  try {
-    const sealed = await sealSecret(tpm, tpmSecret, SEALED_PCRS);
-    return { tpmSecret, sealed, recoveryKey: recoveryKeyText(randomBytes(RECOVERY_KEY_BYTES)) };
-  } finally {
-    await tpm.close();
-  }
+  const { secret, sealed } = await sealFreshSecret(SEALED_PCRS);
+  return {
+    tpmSecret: secret,
+    sealed,
+    recoveryKey: recoveryKeyText(randomBytes(RECOVERY_KEY_BYTES)),
+  };
 }
 
 export interface Volume extends LoopRegion {

@@ -46,7 +46,7 @@ import { PCR_COUNT, TPM_RH_OWNER, TPM_SE_POLICY, TPM_SE_TRIAL } from "./constant
 import { TPM_RC_PCR_CHANGED } from "./response-code.ts";
 import { STORAGE_PRIMARY_TEMPLATE, sealedObjectTemplate } from "./templates.ts";
 import { TpmError } from "./tpm-error.ts";
-import type { TpmTransport } from "./transport.ts";
+import { openTpmDevice, type TpmTransport } from "./transport.ts";
 import { execute, policySession, type Transmit } from "./wire.ts";
 
 /** A sealed secret as the LUKS2 token holds it (formats/luks-token.ts): JSON-safe. */
@@ -182,4 +182,21 @@ function pcrsChanged(error: TpmError, pcrs: readonly number[]): TpmError {
     `the policy failed: ${which} when the key was sealed`,
     error,
   );
+}
+
+/** A new random secret and its sealed object, from this machine's TPM (/dev/tpmrm0). */
+export interface FreshSecret {
+  readonly secret: Buffer;
+  readonly sealed: SealedSecret;
+}
+
+/** 32 random bytes sealed by this machine's TPM to `pcrs`: a LUKS2 keyslot's key. */
+export async function sealFreshSecret(pcrs: readonly number[]): Promise<FreshSecret> {
+  const secret = randomBytes(32);
+  const tpm = await openTpmDevice();
+  try {
+    return { secret, sealed: await sealSecret(tpm, secret, pcrs) };
+  } finally {
+    await tpm.close();
+  }
 }
