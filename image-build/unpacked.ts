@@ -1,46 +1,61 @@
-// Every pinned Debian package unpacked into one tree, once per lock file: the cache keeps
-// it under the lock's hash, so a rebuild with nothing changed unpacks nothing.
+// Every pinned Debian package of an arch unpacked into one tree, once per lock file: the
+// cache keeps it under the lock's hash, so a rebuild with nothing changed unpacks nothing,
+// and each arch's tree sits under its own lock's hash.
 import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { type Arch, archFacts } from "../common/arch.ts";
 import { NO_PROGRESS, type Progress } from "../common/progress.ts";
 import {
   defaultCacheDir,
-  PACKAGES_LOCK,
+  packagesLockPath,
   requireDebianPackages,
   requireNodeBinary,
   unpackDebs,
 } from "./inputs/index.ts";
 
-export interface UnpackedInputs {
+/**
+ * The unpacked inputs of arch `A`. Unqualified, it is amd64's, whose `ipxe` is always there,
+ * as before arm64; code that takes either arch says `UnpackedInputs<Arch>` and sees
+ * `ipxe: string | undefined`.
+ */
+export interface UnpackedInputs<A extends Arch = "amd64"> {
+  readonly arch: A;
   /** The unpacked packages, like a root filesystem. */
   readonly root: string;
   /** `6.1.0-57-amd64` */
   readonly kernelVersion: string;
   readonly vmlinuz: string;
+  /** systemd-boot for the arch (systemd-bootx64.efi, systemd-bootaa64.efi). */
   readonly systemdBoot: string;
   /** systemd's EFI stub, which unified kernel images are built on. */
   readonly efiStub: string;
   readonly busybox: string;
-  /** iPXE for UEFI that drives the NIC through the firmware (SNP): what netboot's PXE clients load. */
-  readonly ipxe: string;
+  /**
+   * iPXE for UEFI that drives the NIC through the firmware (SNP): what netboot's PXE clients
+   * load. Debian ships it for x86-64 only: undefined on arm64.
+   */
+  readonly ipxe: A extends "amd64" ? string : undefined;
+  /** The arch's verified Node.js binary, in the cache (not in `root`). */
+  readonly node: string;
 }
 
 /**
- * The pinned inputs, fetched the first time (`progress` says what is downloaded and how
- * much is left): every Debian package unpacked, and Node.js in the cache.
+ * The pinned inputs of `arch`, fetched the first time (`progress` says what is downloaded
+ * and how much is left): every Debian package unpacked, and Node.js in the cache.
  */
-export async function requireUnpackedInputs(
+export async function requireUnpackedInputs<A extends Arch = "amd64">(
   progress: Progress = NO_PROGRESS,
-): Promise<UnpackedInputs> {
+  arch: A = "amd64" as A,
+): Promise<UnpackedInputs<A>> {
   const lockHash = createHash("sha256")
-    .update(await readFile(PACKAGES_LOCK))
+    .update(await readFile(packagesLockPath(arch)))
     .digest("hex")
     .slice(0, 16);
   const root = join(defaultCacheDir("unpacked"), lockHash);
   // No .complete mark: the packages are unpacked again.
   if (!(await stat(join(root, ".complete")).catch(() => undefined))) {
-    const debs = await requireDebianPackages(undefined, progress);
+    const debs = await requireDebianPackages(undefined, progress, arch);
     const staging = `${root}.partial-${process.pid}`;
     await rm(staging, { recursive: true, force: true });
     await mkdir(staging, { recursive: true });
@@ -49,16 +64,22 @@ export async function requireUnpackedInputs(
     await rm(root, { recursive: true, force: true });
     await rename(staging, root);
   }
-  await requireNodeBinary(undefined, progress);
+  const node = await requireNodeBinary(undefined, progress, arch);
   const [kernelVersion] = await readdir(join(root, "lib", "modules"));
   if (!kernelVersion) throw new Error(`no kernel under ${root}/lib/modules`);
+  const facts = archFacts(arch);
+  const efi = join(root, "usr/lib/systemd/boot/efi");
   return {
+    arch,
     root,
     kernelVersion,
     vmlinuz: join(root, "boot", `vmlinuz-${kernelVersion}`),
-    systemdBoot: join(root, "usr/lib/systemd/boot/efi/systemd-bootx64.efi"),
-    efiStub: join(root, "usr/lib/systemd/boot/efi/linuxx64.efi.stub"),
+    systemdBoot: join(efi, facts.systemdBoot),
+    efiStub: join(efi, facts.efiStub),
     busybox: join(root, "bin", "busybox"),
-    ipxe: join(root, "usr/lib/ipxe/snponly.efi"),
+    ipxe: (arch === "amd64"
+      ? join(root, "usr/lib/ipxe/snponly.efi")
+      : undefined) as UnpackedInputs<A>["ipxe"],
+    node,
   };
 }

@@ -1,81 +1,105 @@
-// Pins the image's inputs: every Debian package of image-build/packages.json at the version
-// the mirror offers now (apt-cache policy's candidate), checked against the sha256 in apt's
-// signed index and written to image-build/packages.lock.json (a package with a `component`,
-// such as the firmware in non-free-firmware, through a private apt that lists it, since the
-// host's sources may list only main); and the Node.js tarball of
-// packages.json's "node" entry, written to image-build/node.lock.json. Downloads what it
-// pins into the cache, so the next build starts warm.
+// Pins the image's inputs for each arch: every Debian package of image-build/packages.json
+// (expanded for the arch: image-build/inputs/packages-spec.ts) at the version the mirror
+// offers now (apt-cache policy's candidate), checked against the sha256 in apt's signed
+// index and written to the arch's lock file (packages.lock.json for amd64,
+// packages.arm64.lock.json for arm64); and the Node.js tarball of packages.json's "node"
+// entry, written to node.lock.json (node.arm64.lock.json). amd64's packages come from the
+// host's apt, but a package with a `component` (the firmware in non-free-firmware) through
+// a private apt that lists it, since the host's sources may list only main; arm64's all come
+// through a private apt whose only architecture is arm64, since the host's apt has no arm64
+// lists (image-build/inputs/private-apt.ts). Downloads what it pins into the cache, so the
+// next build starts warm.
 //
-//   npx tsx scripts/lock-packages.ts        (after apt-get update, to take a mirror's updates)
+//   npx tsx scripts/lock-packages.ts               (after apt-get update: both arches)
+//   npx tsx scripts/lock-packages.ts --arch arm64  (one arch)
 import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, relative } from "node:path";
+import { parseArgs } from "node:util";
+import { ARCHES, type Arch, isArch } from "../common/arch.ts";
 import { LikenError } from "../common/errors.ts";
+import { repoRoot } from "../common/repo-root.ts";
 import { defaultCacheDir } from "../image-build/inputs/cache.ts";
 import {
   fetchDebs,
   type LockedDeb,
   PACKAGES_JSON,
-  PACKAGES_LOCK,
+  packagesLockPath,
   readPackagesLock,
 } from "../image-build/inputs/debian.ts";
 import {
   extractBinary,
   fetchNodeTarball,
-  NODE_LOCK,
   type NodeLock,
+  nodeLockPath,
 } from "../image-build/inputs/node.ts";
-import { type Component, withComponentApt } from "../image-build/inputs/private-apt.ts";
+import {
+  type ArchPackages,
+  type PackagesJson,
+  packagesFor,
+} from "../image-build/inputs/packages-spec.ts";
+import {
+  type Component,
+  PRIVATE_ARCHES,
+  withArchApt,
+  withComponentApt,
+} from "../image-build/inputs/private-apt.ts";
 import { debFileName, findCandidateVersions, findDepends, showVersions } from "../tools/apt.ts";
 
-interface PackagesJson {
-  kernelMetaPackage: string;
-  packages: { name: string; why: string; component?: Component }[];
-  node: { package: string; version: string; binary: string; why: string };
-}
+type Wanted = ArchPackages["packages"][number];
 
 function say(line: string): void {
   process.stderr.write(`lock-packages: ${line}\n`);
 }
 
-async function lockDebian(spec: PackagesJson): Promise<LockedDeb[]> {
-  const entries = await lockFrom(
-    spec.packages.filter((p) => p.component === undefined).map((p) => p.name),
-    [],
-    undefined,
-  );
-  // Packages of a component the host's sources may lack: through a private apt that lists it.
-  const components = new Set(spec.packages.flatMap((p) => p.component ?? []));
-  for (const component of components) {
-    const names = spec.packages.filter((p) => p.component === component).map((p) => p.name);
-    await mkdir(defaultCacheDir("debs"), { recursive: true });
-    entries.push(
-      ...(await withComponentApt(component, defaultCacheDir("debs"), (options) =>
-        lockFrom(names, options, component),
-      )),
+async function lockDebian(spec: ArchPackages): Promise<LockedDeb[]> {
+  const debs = defaultCacheDir("debs");
+  await mkdir(debs, { recursive: true });
+  let entries: LockedDeb[];
+  if (PRIVATE_ARCHES.includes(spec.arch)) {
+    // The host's apt has no lists of this arch: everything through the arch's private apt.
+    entries = await withArchApt(spec.arch, debs, async (options) => {
+      await checkKernel(spec, options);
+      return await lockFrom(spec.packages, options);
+    });
+  } else {
+    await checkKernel(spec, []);
+    entries = await lockFrom(
+      spec.packages.filter((p) => p.component === undefined),
+      [],
     );
+    // Packages of a component the host's sources may lack: through a private apt that lists it.
+    for (const component of new Set(spec.packages.flatMap((p) => p.component ?? []))) {
+      const these = spec.packages.filter((p) => p.component === component);
+      entries.push(
+        ...(await withComponentApt(component, debs, (options) => lockFrom(these, options))),
+      );
+    }
   }
+  // apt's index hashes are what the downloads are checked against: the lock records what
+  // Debian signed, and a corrupt download fails here rather than being pinned.
+  await fetchDebs(entries, debs, undefined, spec.arch);
   return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-/** Pins `names` at the candidate version of the apt that `aptOptions` select (the host's when empty). */
+/** Pins `wanted` at the candidate version of the apt that `aptOptions` select (the host's when empty). */
 async function lockFrom(
-  names: readonly string[],
+  wanted: readonly Wanted[],
   aptOptions: readonly string[],
-  component: Component | undefined,
 ): Promise<LockedDeb[]> {
+  const names = wanted.map((p) => p.name);
   const candidates = await findCandidateVersions(names, aptOptions);
-  const none = names.filter((n) => candidates.get(n) === undefined);
+  const none = wanted.filter((p) => candidates.get(p.name) === undefined);
   if (none.length > 0)
     throw new LikenError({
       kind: "failed",
-      what: `the mirror offers no version of ${none.join(", ")}${component ? ` in ${component}` : ""}`,
+      what: `the mirror offers no version of ${none.map((p) => `${p.name}${p.component ? ` (in ${p.component})` : ""}`).join(", ")}`,
       hint: "run apt-get update; if a package was renamed (a new kernel ABI), fix image-build/packages.json",
     });
   const records = await showVersions(
     names.map((name) => ({ name, version: candidates.get(name)! })),
     aptOptions,
   );
-  const entries = names.map((name): LockedDeb => {
+  return wanted.map(({ name, component }): LockedDeb => {
     const record = records.get(name);
     if (!record?.sha256 || !record.arch)
       throw new LikenError({
@@ -90,17 +114,13 @@ async function lockFrom(
       filename: debFileName(name, record.version, record.arch),
       sha256: record.sha256,
       size: record.size,
-      ...(component ? { component } : {}),
+      ...(component ? { component: component as Component } : {}),
     };
   });
-  // apt's index hashes are what the downloads are checked against: the lock records what
-  // Debian signed, and a corrupt download fails here rather than being pinned.
-  await fetchDebs(entries, defaultCacheDir("debs"));
-  return entries;
 }
 
-async function checkKernel(spec: PackagesJson): Promise<void> {
-  const wanted = (await findDepends(spec.kernelMetaPackage)).find((d) =>
+async function checkKernel(spec: ArchPackages, aptOptions: readonly string[]): Promise<void> {
+  const wanted = (await findDepends(spec.kernelMetaPackage, aptOptions)).find((d) =>
     d.startsWith("linux-image-"),
   );
   const pinned = spec.packages.find((p) => p.name.startsWith("linux-image-"))?.name;
@@ -110,22 +130,25 @@ async function checkKernel(spec: PackagesJson): Promise<void> {
     );
 }
 
-async function lockNode(spec: PackagesJson): Promise<NodeLock> {
+async function lockNode(spec: ArchPackages): Promise<NodeLock> {
   const cacheDir = defaultCacheDir("node");
-  const tarball = await fetchNodeTarball(`${spec.node.package}@${spec.node.version}`, cacheDir);
+  const { node } = spec;
+  const tarball = await fetchNodeTarball(`${node.package}@${node.version}`, cacheDir);
   const binary = await extractBinary(
     tarball.path,
-    spec.node.binary,
-    join(cacheDir, `${spec.node.package}-${spec.node.version}`, "node"),
+    node.binary,
+    join(cacheDir, `${node.package}-${node.version}`, "node"),
+    undefined,
+    spec.arch,
   );
   return {
-    package: spec.node.package,
-    version: spec.node.version,
+    package: node.package,
+    version: node.version,
     filename: tarball.filename,
     size: tarball.size,
     sha256: tarball.sha256,
     integrity: tarball.integrity,
-    binary: { path: spec.node.binary, ...binary },
+    binary: { path: node.binary, ...binary },
   };
 }
 
@@ -143,21 +166,43 @@ function describeChanges(before: readonly LockedDeb[], after: readonly LockedDeb
   return lines;
 }
 
-async function main(): Promise<void> {
-  const spec = JSON.parse(await readFile(PACKAGES_JSON, "utf8")) as PackagesJson;
-  await checkKernel(spec);
-  const before = await readPackagesLock().catch(() => []);
+async function lockArch(json: PackagesJson, arch: Arch): Promise<void> {
+  const spec = packagesFor(json, arch);
+  const lockFile = packagesLockPath(arch);
+  const before = await readPackagesLock(lockFile).catch(() => []);
   const debs = await lockDebian(spec);
-  await writeFile(PACKAGES_LOCK, `${JSON.stringify(debs, null, 2)}\n`);
+  await writeFile(lockFile, `${JSON.stringify(debs, null, 2)}\n`);
   const total = debs.reduce((sum, e) => sum + e.size, 0);
-  say(`${debs.length} Debian packages, ${(total / 2 ** 20).toFixed(1)} MiB, in ${PACKAGES_LOCK}`);
+  say(
+    `${arch}: ${debs.length} Debian packages, ${(total / 2 ** 20).toFixed(1)} MiB, in ${relative(repoRoot(), lockFile)}`,
+  );
   for (const line of describeChanges(before, debs)) say(`  ${line}`);
 
   const node = await lockNode(spec);
-  await writeFile(NODE_LOCK, `${JSON.stringify(node, null, 2)}\n`);
+  const nodeFile = nodeLockPath(arch);
+  await writeFile(nodeFile, `${JSON.stringify(node, null, 2)}\n`);
   say(
-    `${node.package}@${node.version}, ${(node.size / 2 ** 20).toFixed(1)} MiB (node ${(node.binary.size / 2 ** 20).toFixed(1)} MiB), in ${NODE_LOCK}`,
+    `${arch}: ${node.package}@${node.version}, ${(node.size / 2 ** 20).toFixed(1)} MiB (node ${(node.binary.size / 2 ** 20).toFixed(1)} MiB), in ${relative(repoRoot(), nodeFile)}`,
   );
+}
+
+function archesAsked(): Arch[] {
+  const { values } = parseArgs({ options: { arch: { type: "string", multiple: true } } });
+  const asked = values.arch ?? [...ARCHES];
+  for (const a of asked)
+    if (!isArch(a))
+      throw new LikenError({
+        kind: "usage",
+        what: `--arch ${a} is not an arch liken builds for`,
+        hint: `name ${ARCHES.join(" or ")}, or leave --arch out to lock both`,
+      });
+  return asked as Arch[];
+}
+
+async function main(): Promise<void> {
+  const arches = archesAsked();
+  const json = JSON.parse(await readFile(PACKAGES_JSON, "utf8")) as PackagesJson;
+  for (const arch of arches) await lockArch(json, arch);
 }
 
 main().catch((error: unknown) => {

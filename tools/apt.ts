@@ -1,7 +1,8 @@
 // apt-cache and apt-get: which version of a Debian package the mirror offers, its recorded
 // hash, and the .deb itself. Reads the package lists that `apt-get update` left; never
 // installs anything on the host. A private apt (its own sources.list, lists and cache) fetches
-// what the host's sources do not offer: source packages, and the non-free-firmware packages.
+// what the host's sources do not offer: source packages, the non-free-firmware packages, and
+// another architecture's packages (arm64's, on an amd64 host whose dpkg knows only amd64).
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { run } from "./exec.ts";
@@ -73,8 +74,12 @@ export async function showVersions(
 }
 
 /** The packages the candidate version of `name` depends on (alternatives flattened). */
-export async function findDepends(name: string): Promise<string[]> {
+export async function findDepends(
+  name: string,
+  aptOptions: readonly string[] = [],
+): Promise<string[]> {
   const { stdout } = await run("apt-cache", [
+    ...aptOptions,
     "depends",
     "--no-recommends", // only what the package needs
     "--no-suggests",
@@ -119,10 +124,14 @@ export function debFileName(name: string, version: string, arch: string): string
 /**
  * apt-get options for a private apt: sources from `dir/sources.list` only, package lists
  * and caches in `dir`. The host's own sources, lists and caches are neither read nor
- * changed, so fetching a source package needs no deb-src line in /etc/apt.
+ * changed, so fetching a source package needs no deb-src line in /etc/apt. With `arch`,
+ * its lists, candidates and downloads are that Debian architecture's alone (and `all`), so
+ * an amd64 host fetches arm64's packages without dpkg --add-architecture.
  */
-export function privateAptOptions(dir: string): string[] {
+export function privateAptOptions(dir: string, arch?: string): string[] {
   return [
+    // the native architecture and the only foreign one: the lists fetched are this arch's
+    ...(arch ? ["-o", `APT::Architecture=${arch}`, "-o", `APT::Architectures=${arch}`] : []),
     ...["-o", `Dir::Etc::sourcelist=${join(dir, "sources.list")}`],
     ...["-o", "Dir::Etc::sourceparts=-"], // no /etc/apt/sources.list.d
     ...["-o", `Dir::State::Lists=${join(dir, "lists")}`],
@@ -138,13 +147,17 @@ export function privateAptOptions(dir: string): string[] {
  * Writes `dir/sources.list` and runs `apt-get update` on the private apt in `dir`. A list
  * that cannot be fetched is an error (`--error-on=any`), not a warning.
  */
-export async function updatePrivateLists(dir: string, sourcesList: string): Promise<void> {
+export async function updatePrivateLists(
+  dir: string,
+  sourcesList: string,
+  arch?: string, // as for privateAptOptions
+): Promise<void> {
   await mkdir(join(dir, "lists", "partial"), { recursive: true });
   await mkdir(join(dir, "cache", "archives", "partial"), { recursive: true });
   await writeFile(join(dir, "sources.list"), sourcesList);
   await run(
     "apt-get",
-    ["--quiet", "--quiet", ...privateAptOptions(dir), "--error-on=any", "update"],
+    ["--quiet", "--quiet", ...privateAptOptions(dir, arch), "--error-on=any", "update"],
     { timeoutMs: 15 * 60_000 },
   );
 }

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { debFileName, parsePolicy } from "../../tools/apt.ts";
-import { fetchDebs, type LockedDeb, readPackagesLock } from "./debian.ts";
+import { fetchDebs, type LockedDeb, packagesLockPath, readPackagesLock } from "./debian.ts";
 
 let dir: string;
 const savedPath = process.env.PATH;
@@ -110,17 +110,20 @@ gone:
   });
 });
 
-describe("packages.lock.json", () => {
-  it("is sorted by name, one entry a package, each with a hash and a size", async () => {
-    const lock = await readPackagesLock();
-    const names = lock.map((e) => e.name);
-    expect(names).toEqual([...names].sort());
-    expect(new Set(names).size).toBe(names.length);
-    for (const e of lock) {
-      expect(e.sha256).toMatch(/^[0-9a-f]{64}$/);
-      expect(e.size).toBeGreaterThan(0);
-      expect(e.filename).toBe(debFileName(e.name, e.version, e.arch));
-    }
-    expect(names.filter((n) => n.startsWith("linux-image-"))).toHaveLength(1);
-  });
+describe("packages.lock.json and packages.arm64.lock.json", () => {
+  it.each(["amd64", "arm64"] as const)(
+    "%s's is sorted by name, one entry a package, each with a hash and a size",
+    async (arch) => {
+      const lock = await readPackagesLock(packagesLockPath(arch));
+      const names = lock.map((e) => e.name);
+      expect(names).toEqual([...names].sort());
+      expect(new Set(names).size).toBe(names.length);
+      for (const e of lock) {
+        expect(e.sha256).toMatch(/^[0-9a-f]{64}$/);
+        expect(e.size).toBeGreaterThan(0);
+        expect(e.filename).toBe(debFileName(e.name, e.version, e.arch));
+      }
+      expect(names.filter((n) => n.startsWith("linux-image-"))).toHaveLength(1);
+    },
+  );
 });

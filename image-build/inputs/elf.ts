@@ -4,11 +4,12 @@
 // loader, which answers with the host's libraries.
 import { lstat, readlink } from "node:fs/promises";
 import { basename, dirname, join, posix, relative, sep } from "node:path";
+import { type Arch, archFacts } from "../../common/arch.ts";
 import { LikenError } from "../../common/errors.ts";
 import { withElfFile } from "./elf-file.ts";
 
 export interface ElfInfo {
-  /** e_machine: 62 is x86-64. */
+  /** e_machine: 62 is x86-64, 183 AArch64. */
   readonly machine: number;
   /** e_type: 2 an executable, 3 a shared object or PIE. */
   readonly type: number;
@@ -31,14 +32,30 @@ const DT_SONAME = 14n;
 const DT_RPATH = 15n;
 const DT_RUNPATH = 29n;
 
-/** The search folders of Debian's loader on amd64 (ld.so.conf.d's multiarch ones first). */
-export const LIBRARY_DIRS = [
-  "/lib/x86_64-linux-gnu",
-  "/usr/lib/x86_64-linux-gnu",
-  "/lib64",
-  "/lib",
-  "/usr/lib",
-] as const;
+/**
+ * The search folders of Debian's loader on an arch: ld.so.conf.d's multiarch ones first,
+ * then the loader's built-in ones (amd64's glibc adds /lib64; arm64's has no lib64).
+ */
+export function libraryDirs(arch: Arch): readonly string[] {
+  const { multiarch } = archFacts(arch);
+  return [
+    `/lib/${multiarch}`,
+    `/usr/lib/${multiarch}`,
+    ...(arch === "amd64" ? ["/lib64"] : []),
+    "/lib",
+    "/usr/lib",
+  ];
+}
+
+/** The search folders of Debian's loader on amd64. */
+export const LIBRARY_DIRS = libraryDirs("amd64");
+
+/** ELF's names of the machines liken builds for, for error messages. */
+const MACHINE_NAMES: Readonly<Record<number, string>> = { 62: "x86-64", 183: "AArch64" };
+
+function machineName(machine: number): string {
+  return MACHINE_NAMES[machine] ?? `ELF machine ${machine}`;
+}
 
 /** The dynamic-linking facts of `file`, or undefined when it is not a little-endian ELF64 file. */
 export async function findElfInfo(file: string): Promise<ElfInfo | undefined> {
@@ -148,14 +165,18 @@ interface Loaded {
 /**
  * Every library path inside `root` that the loader opens to run `binaries` (host paths,
  * inside `root` or not): the interpreter, each DT_NEEDED found the way ld.so searches
- * (DT_RPATH, DT_RUNPATH, then LIBRARY_DIRS), transitively, with every symlink on the way
- * (the soname link and its target both), sorted. Throws naming the binary and the library
- * when no package provides one.
+ * (DT_RPATH, DT_RUNPATH, then the arch's libraryDirs), transitively, with every symlink on
+ * the way (the soname link and its target both), sorted. Throws naming the binary and the
+ * library when no package provides one, and naming a binary built for another machine than
+ * `arch` (an amd64 node handed to an arm64 tree).
  */
 export async function resolveLibraries(
   binaries: readonly string[],
   root: string,
+  arch: Arch = "amd64",
 ): Promise<string[]> {
+  const { elfMachine } = archFacts(arch);
+  const searchDirs = libraryDirs(arch);
   const found = new Set<string>();
   const seen = new Set<string>();
   const queue: Loaded[] = [];
@@ -175,6 +196,12 @@ export async function resolveLibraries(
       });
     const elf = await findElfInfo(resolved.real);
     if (!elf) continue; // a script: its interpreter is the caller's business
+    if (elf.machine !== elfMachine)
+      throw new LikenError({
+        kind: "failed",
+        what: `${binary} is an ${machineName(elf.machine)} binary, but the image is built for ${arch} (${machineName(elfMachine)})`,
+        hint: `take it from ${arch}'s inputs (requireUnpackedInputs and requireNodeBinary with arch ${arch})`,
+      });
     if (seen.has(resolved.real)) continue;
     seen.add(resolved.real);
     queue.push({ host: resolved.real, elf, chain: basename(binary), executable: elf });
@@ -195,7 +222,7 @@ export async function resolveLibraries(
       ...(object.elf.runpath.length ? [] : expand(object.elf.rpath)),
       ...(exe === object.elf || exe.runpath.length ? [] : expand(exe.rpath)),
       ...expand(object.elf.runpath),
-      ...LIBRARY_DIRS,
+      ...searchDirs,
     ];
     for (const name of object.elf.needed) {
       const library = await findLibrary(root, name, dirs, object.elf.machine);

@@ -4,11 +4,12 @@ export { defaultCacheDir } from "./cache.ts";
 export {
   type LockedDeb,
   PACKAGES_LOCK,
+  packagesLockPath,
   readPackagesLock,
   requireDebianPackages,
   unpackDebs,
 } from "./debian.ts";
-export { type ElfInfo, findElfInfo, LIBRARY_DIRS, resolveLibraries } from "./elf.ts";
+export { type ElfInfo, findElfInfo, LIBRARY_DIRS, libraryDirs, resolveLibraries } from "./elf.ts";
 export {
   allDriversUnder,
   type BootModules,
@@ -29,4 +30,10 @@ export {
   STICK_NAMED_MODULES,
   stickModules,
 } from "./modules.ts";
-export { NODE_LOCK, type NodeLock, readNodeLock, requireNodeBinary } from "./node.ts";
+export {
+  NODE_LOCK,
+  type NodeLock,
+  nodeLockPath,
+  readNodeLock,
+  requireNodeBinary,
+} from "./node.ts";

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { initramfsModules, rootModules } from "../../formats/boot-modules.ts";
 import {
   allDriversUnder,
+  kernelArch,
   type ModuleEntry,
   type ModuleIndex,
   matchesPattern,
@@ -308,5 +309,34 @@ describe("releaseBootModules", () => {
     };
     expect(initramfsModules(old).map((m) => m.name)).toEqual(["nvme"]);
     expect(rootModules(old)).toEqual([]);
+  });
+});
+
+describe("a kernel of another arch", () => {
+  const arm64 = (): ModuleIndex => ({ ...index(), kernel: "6.1.0-57-arm64", arch: "arm64" });
+
+  it("is known by its Debian name's suffix", () => {
+    expect(kernelArch("6.1.0-57-arm64")).toBe("arm64");
+    expect(kernelArch("6.1.0-57-amd64")).toBe("amd64");
+    expect(kernelArch("6.8.0-1-generic")).toBeUndefined();
+  });
+
+  it("skips the names it does not build (x86 chipsets' watchdogs on arm64, Arm's on amd64)", () => {
+    expect(moduleClosure(arm64(), ["virtio_blk", "iTCO_wdt", "lpc_ich", "sp5100_tco"])).toEqual([
+      "virtio_ring",
+      "virtio",
+      "virtio_blk",
+    ]);
+    expect(moduleClosure({ ...index(), arch: "amd64" }, ["ext4", "sbsa_gwdt"])).toContain("ext4");
+  });
+
+  it("still refuses a name the arch's kernel should have, and the other arch's absent names", () => {
+    expect(() => moduleClosure(arm64(), ["virtio_blkk"])).toThrow(
+      "kernel 6.1.0-57-arm64 has no module or alias virtio_blkk",
+    );
+    expect(() => moduleClosure({ ...index(), arch: "amd64" }, ["iTCO_wdt"])).toThrow(
+      "kernel 6.1.0-57-amd64 has no module or alias iTCO_wdt",
+    );
+    expect(() => moduleClosure(index(), ["sbsa_gwdt"])).toThrow("has no module or alias sbsa_gwdt");
   });
 });

@@ -4,6 +4,7 @@
 // docs/design.md section 4, with the alias table that turns a device's modalias into a driver.
 import { copyFile, mkdir, readdir, readFile, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { type Arch, isArch } from "../../common/arch.ts";
 import { LikenError } from "../../common/errors.ts";
 import {
   type Alias,
@@ -20,6 +21,8 @@ export type { Alias, BootModules, FirmwareFile, ModuleEntry };
 
 export interface ModuleIndex {
   readonly kernel: string;
+  /** The arch Debian built the kernel for (its name's suffix); undefined for another kernel. */
+  readonly arch?: Arch;
   readonly modules: ReadonlyMap<string, ModuleEntry>;
   readonly builtin: ReadonlySet<string>;
   /** modules.alias, then the built-ins' aliases from modules.builtin.modinfo. */
@@ -31,8 +34,33 @@ export interface ModuleIndex {
 }
 
 /**
+ * Names the module lists of the stick and the release share across arches, which Debian's
+ * kernel for an arch does not build because that hardware is not found there: a closure
+ * skips them on that arch, and still refuses any other name the kernel lacks (a typo).
+ * Checked against 6.1.0-57's trees (image-build/inputs/inputs-arm64.int.test.ts).
+ */
+export const NOT_BUILT_ON: Readonly<Record<Arch, readonly string[]>> = {
+  amd64: [
+    "sbsa_gwdt", // the SBSA generic watchdog of Arm servers
+  ],
+  arm64: [
+    "lpc_ich", // Intel's chipset LPC bridge, through which iTCO_wdt finds its registers
+    "iTCO_wdt", // Intel's chipset TCO watchdog
+    "sp5100_tco", // AMD's chipset watchdog
+    "vmw_pvscsi", // VMware's paravirtual SCSI: x86 only in 6.1
+    "uhci_hcd", // USB 1.1 of Intel and VIA chipsets
+  ],
+};
+
+/** The arch of a Debian kernel release (`6.1.0-57-arm64`), or undefined for another kernel. */
+export function kernelArch(kernel: string): Arch | undefined {
+  const suffix = /-([a-z0-9]+)$/.exec(kernel)?.[1];
+  return isArch(suffix) ? suffix : undefined;
+}
+
+/**
  * Folders (relative to lib/modules/<kernel>/) whose every module the stick carries: every
- * storage, USB host and storage, and wired NIC driver Debian builds for amd64.
+ * storage, USB host and storage, and wired NIC driver Debian builds for the arch.
  */
 export const STICK_DRIVER_PREFIXES: readonly string[] = [
   "kernel/drivers/ata/",
@@ -212,8 +240,10 @@ export async function readModuleIndex(kernelTree: string): Promise<ModuleIndex> 
       "modules.order",
     ].map(read),
   );
+  const arch = kernelArch(kernel);
   return {
     kernel,
+    ...(arch ? { arch } : {}),
     modules: new Map(parseModulesDep(dep!).map((m) => [m.name, m])),
     builtin: new Set(parseModuleList(builtin!)),
     aliases: [...parseModulesAlias(alias!), ...parseBuiltinModinfo(builtinModinfo!)],
@@ -225,10 +255,12 @@ export async function readModuleIndex(kernelTree: string): Promise<ModuleIndex> 
 /**
  * The modules to carry so that each of `names` (module names or aliases) loads: each with
  * its dependencies and soft dependencies, transitively; built-ins resolve to nothing.
- * Sorted in modules.order (load) order. Throws naming a module the kernel does not have.
+ * Sorted in modules.order (load) order. Throws naming a module the kernel does not have,
+ * but for the names NOT_BUILT_ON the index's arch, which it skips when they are absent.
  */
 export function moduleClosure(index: ModuleIndex, names: readonly string[]): string[] {
   const carried = new Set<string>();
+  const notBuilt = new Set((index.arch ? NOT_BUILT_ON[index.arch] : []).map(moduleName));
   const visit = (wanted: string, required: boolean): void => {
     const name = moduleName(wanted);
     if (index.builtin.has(name) || carried.has(name)) return;
@@ -236,7 +268,7 @@ export function moduleClosure(index: ModuleIndex, names: readonly string[]): str
     if (!entry) {
       // not a module's name: an alias (softdeps name `crypto-crc32c`), which loads every match
       const matches = resolveModalias(wanted, index.aliases);
-      if (matches.length === 0 && required)
+      if (matches.length === 0 && required && !notBuilt.has(name))
         throw new LikenError({
           kind: "failed",
           what: `kernel ${index.kernel} has no module or alias ${wanted}`,

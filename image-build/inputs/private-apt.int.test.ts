@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fetchDebs, readPackagesLock } from "./debian.ts";
-import { componentSources } from "./private-apt.ts";
+import { archSources, componentSources } from "./private-apt.ts";
 
 let dir: string;
 beforeAll(async () => {
@@ -29,5 +29,12 @@ describe("a non-free-firmware package of the lock", () => {
     expect(lines).toHaveLength(3);
     for (const l of lines)
       expect(l).toMatch(/^deb \[signed-by=\S+\] http\S+ bookworm\S* non-free-firmware$/);
+  });
+
+  it("for another arch, lists main and non-free-firmware of the same three archives", () => {
+    const lines = archSources().trim().split("\n");
+    expect(lines).toHaveLength(3);
+    for (const l of lines)
+      expect(l).toMatch(/^deb \[signed-by=\S+\] http\S+ bookworm\S* main non-free-firmware$/);
   });
 });
