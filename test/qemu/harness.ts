@@ -8,6 +8,7 @@ import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Arch } from "../../common/arch.ts";
 import {
   type Accel,
   chooseAccel,
@@ -29,6 +30,11 @@ import type { ProcessExit, StartedProcess } from "../../tools/exec.ts";
 import { ConsoleText, ConsoleWaitError } from "./console.ts";
 
 export interface VmOptions {
+  /**
+   * amd64 (the default: q35 and OVMF) or arm64 (QEMU's virt and AAVMF under TCG, the
+   * console on the PL011, ttyAMA0: testing/qemu/board.ts).
+   */
+  readonly arch?: Arch;
   /** A stick image, attached as a removable USB stick first in the boot order. */
   readonly stick?: string;
   /** An ISO in a CD drive on AHCI, first in the boot order. */
@@ -69,7 +75,7 @@ export interface VmOptions {
   /** q35 by default; pc has no chipset watchdog. */
   readonly machine?: "q35" | "pc";
   readonly debugExit?: boolean;
-  /** A TPM 2.0 (tpm-crb) backed by the swtpm on this control socket (testing/swtpm.ts). */
+  /** A TPM 2.0 (tpm-crb; tpm-tis-device on arm64) backed by the swtpm on this control socket (testing/swtpm.ts). */
   readonly tpmSocket?: string;
   /**
    * The machine's TPM 2.0 as a folder of swtpm state: the harness starts swtpm on it before
@@ -106,7 +112,7 @@ const KERNEL_DONE = "Run /init as init process";
 
 const running = new Set<Vm>();
 let exitHookInstalled = false;
-const ovmf = new Map<OvmfKind, Promise<Ovmf>>();
+const ovmf = new Map<`${Arch} ${OvmfKind}`, Promise<Ovmf>>();
 
 interface Launch {
   readonly process: StartedProcess;
@@ -118,7 +124,7 @@ interface Launch {
 export class Vm {
   /** The folder holding this VM's files. */
   readonly scratch: string;
-  /** This VM's own OVMF variable store. */
+  /** This VM's own copy of the firmware's variable store (OVMF's, or AAVMF's on arm64). */
   readonly varsFile: string;
   /** Everything the serial console printed, raw, as QEMU wrote it (all boots). */
   readonly serialLog: string;
@@ -143,7 +149,7 @@ export class Vm {
 
   private constructor(scratch: string, options: VmOptions, firmware: Ovmf, accel: Accel) {
     this.scratch = scratch;
-    this.varsFile = join(scratch, "OVMF_VARS.fd");
+    this.varsFile = join(scratch, options.arch === "arm64" ? "AAVMF_VARS.fd" : "OVMF_VARS.fd");
     this.serialLog = join(scratch, "serial.log");
     this.#options = options;
     this.#ovmf = firmware;
@@ -159,9 +165,10 @@ export class Vm {
   static async start(options: VmOptions = {}): Promise<Vm> {
     installExitHook();
     const kind = options.firmware ?? "plain";
-    const found = ovmf.get(kind) ?? requireOvmf(undefined, kind);
-    ovmf.set(kind, found);
-    const [firmware, accel] = await Promise.all([found, chooseAccel(options.accel)]);
+    const arch = options.arch ?? "amd64";
+    const found = ovmf.get(`${arch} ${kind}`) ?? requireOvmf(undefined, kind, arch);
+    ovmf.set(`${arch} ${kind}`, found);
+    const [firmware, accel] = await Promise.all([found, chooseAccel(options.accel, arch)]);
     const scratch = await mkdtemp(join(tmpdir(), "liken-vm-"));
     const vm = new Vm(scratch, options, firmware, accel.accel);
     running.add(vm);
@@ -339,6 +346,7 @@ export class Vm {
     // LIKEN_VM_CPUS: the QEMU tests run two VMs side by side with one vCPU each (vitest.config.ts).
     const cpus = this.#options.cpus ?? (Number(process.env.LIKEN_VM_CPUS) || undefined);
     const spec: VmSpec = {
+      ...(this.#options.arch ? { arch: this.#options.arch } : {}),
       accel: this.#accel,
       firmware: { code: this.#ovmf.code, vars: this.varsFile, smm: this.#ovmf.smm },
       ...(stick ? { stick } : {}),

@@ -4,6 +4,7 @@
 import { copyFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type Arch, runningArch } from "../../common/arch.ts";
 import type { ProcessExit, StartedProcess } from "../../tools/exec.ts";
 import { startQemu } from "./args.ts";
 import type { Accel } from "./machine.ts";
@@ -19,10 +20,19 @@ export interface AccelChoice {
 export const ACCEL_ENV = "LIKEN_ACCEL";
 
 /**
- * The accelerator to run VMs with: `wanted` (a person's `--accel`), else $LIKEN_ACCEL, else
- * KVM only when probeKvm() has booted OVMF with it, else TCG. A bad LIKEN_ACCEL throws.
+ * The accelerator to run VMs of `arch` with: TCG for an arch other than the host's (KVM
+ * runs only the host's own), else `wanted` (a person's `--accel`), else $LIKEN_ACCEL, else
+ * KVM only when probeKvm() has booted OVMF with it, else TCG. A bad LIKEN_ACCEL throws, and
+ * so does KVM asked for another arch.
  */
-export async function chooseAccel(wanted?: Accel): Promise<AccelChoice> {
+export async function chooseAccel(wanted?: Accel, arch: Arch = "amd64"): Promise<AccelChoice> {
+  const host = runningArch();
+  if (arch !== host) {
+    if (wanted === "kvm") {
+      throw new Error(`KVM runs only ${host ?? process.arch} guests on this host: ask for tcg`);
+    }
+    return { accel: "tcg", why: `${arch} on a ${host ?? process.arch} host` };
+  }
   if (wanted) return { accel: wanted, why: "asked for" };
   const env = process.env[ACCEL_ENV];
   if (env !== undefined && env !== "") {

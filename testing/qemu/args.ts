@@ -1,9 +1,11 @@
-// qemu-system-x86_64's command line for a VmSpec (machine.ts): qemuArgs() is pure and
-// unit-tested, startQemu() runs it through tools/exec.ts.
+// QEMU's command line for a VmSpec (machine.ts): qemu-system-x86_64's q35 for amd64,
+// qemu-system-aarch64's virt for arm64 (board.ts). qemuArgs() is pure and unit-tested,
+// startQemu() runs it through tools/exec.ts.
 //
-// Host facts (research/image-qemu.md, research/proven-on-debian12.md): QEMU 7.2, OVMF
-// 2022.11.
+// Host facts (research/image-qemu.md, research/proven-on-debian12.md): QEMU 7.2, OVMF and
+// AAVMF 2022.11.
 import { type StartedProcess, type StartOptions, start } from "../../tools/exec.ts";
+import { boardOf, refusedOnVirt } from "./board.ts";
 import {
   DEFAULT_CPUS,
   DEFAULT_MEMORY_MIB,
@@ -19,7 +21,8 @@ import {
   type VmSpec,
 } from "./machine.ts";
 
-export const QEMU = "qemu-system-x86_64";
+/** The amd64 QEMU program; boardOf(spec).qemu is a spec's own. */
+export const QEMU = boardOf({}).qemu;
 
 /** The QEMU device of each SCSI controller bus, one controller per bus a machine uses. */
 const SCSI_CONTROLLERS: Readonly<Partial<Record<DiskBus, string>>> = {
@@ -29,15 +32,6 @@ const SCSI_CONTROLLERS: Readonly<Partial<Record<DiskBus, string>>> = {
 };
 /** ICH9 AHCI has six ports. */
 const AHCI_PORTS = 6;
-
-// Without ERMS and FSRM ("fast" rep movsb/stosb): TCG runs a rep string instruction one
-// element per step, and with ERMS the kernel zeroes every page it hands out (Debian's
-// init_on_alloc) a byte per step with rep stosb, and glibc copies and fills with rep movsb
-// and stosb. Measured with the kernel's profile=4 from the stick's boot to its menu:
-// clear_page_erms was 16 % of the kernel's time to /init and 31 % of the root's time to
-// the menu; with rep stosq (these flags off) 5 and 14 % (docs/image.md, Speed). The guest
-// runs the code a server without these flags runs; only the emulator's speed differs.
-const TCG_CPU = "max,erms=off,fsrm=off";
 
 /**
  * The command line for `spec`, without the program name. A pure function of its input.
@@ -54,6 +48,8 @@ const TCG_CPU = "max,erms=off,fsrm=off";
  * (it ships EFI/BOOT/BOOTX64.EFI), so a fixed firmware order is the better trade.
  */
 export function qemuArgs(spec: VmSpec): string[] {
+  const refused = refusedOnVirt(spec);
+  if (refused) throw new Error(refused);
   return [
     ...boardArgs(spec),
     ...flashArgs(spec),
@@ -71,17 +67,24 @@ export function qemuArgs(spec: VmSpec): string[] {
 
 /** Starts QEMU for `spec`; stop it with kill() or QMP `quit`. */
 export function startQemu(spec: VmSpec, options: StartOptions = {}): Promise<StartedProcess> {
-  return start(QEMU, qemuArgs(spec), options);
+  return start(boardOf(spec).qemu, qemuArgs(spec), options);
 }
 
 function boardArgs(spec: VmSpec): string[] {
   const accel = spec.accel ?? "tcg";
+  // virt with ACPI, as an Arm server (SBSA/SBBR) is: AAVMF hands the guest ACPI tables,
+  // and the kernel then finds the PL011, the PCIe host and the TPM in them.
+  const machine =
+    spec.arch === "arm64"
+      ? "virt,acpi=on"
+      : `${spec.machine ?? "q35"}${spec.firmware?.smm ? ",smm=on" : ""}`;
   return [
-    ...["-machine", `${spec.machine ?? "q35"}${spec.firmware?.smm ? ",smm=on" : ""}`],
+    ...["-machine", machine],
     ...["-accel", accel],
-    // TCG's default CPU (qemu64) lacks SSE4.2 and POPCNT, which V8 and the kernel like to
-    // see; "max" is everything TCG can emulate (mkosi does the same).
-    ...["-cpu", accel === "kvm" ? "host" : TCG_CPU],
+    // TCG's default CPUs lack what the guest's code likes to see (qemu64: SSE4.2 and
+    // POPCNT, which V8 and the kernel use); "max" is everything TCG can emulate (mkosi does
+    // the same), with the flags board.ts gives.
+    ...["-cpu", accel === "kvm" ? "host" : boardOf(spec).tcgCpu],
     ...["-smp", String(spec.cpus ?? DEFAULT_CPUS)],
     ...["-m", String(spec.memoryMiB ?? DEFAULT_MEMORY_MIB)],
     // No default NIC, VGA, floppy, CD-ROM, serial port or monitor: only what is named here.
@@ -142,22 +145,24 @@ function watchdogArgs(spec: VmSpec): string[] {
   return [
     // The chipset's TCO watchdog (iTCO_wdt, as on Intel servers) resets the machine when it
     // expires, as a board's firmware leaves it; QEMU 7.2 straps it off by default.
-    ...((spec.machine ?? "q35") === "q35" ? ["-global", "ICH9-LPC.noreboot=false"] : []),
+    ...(spec.arch !== "arm64" && (spec.machine ?? "q35") === "q35"
+      ? ["-global", "ICH9-LPC.noreboot=false"]
+      : []),
     ...(watchdog !== "none" ? ["-device", watchdog] : []),
     // `-action watchdog=reset` is the 6.0+ spelling of `-watchdog-action reset` (both in 7.2).
     ...["-action", "watchdog=reset"],
     ...(spec.debugExit ? ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"] : []),
-    ...tpmArgs(spec.tpmSocket),
+    ...tpmArgs(spec),
   ];
 }
 
 // QEMU's TPM passthrough to swtpm: the emulator backend speaks swtpm's control protocol.
-function tpmArgs(socket: string | undefined): string[] {
-  if (!socket) return [];
+function tpmArgs(spec: VmSpec): string[] {
+  if (!spec.tpmSocket) return [];
   return [
-    ...["-chardev", `socket,id=tpmchr,path=${qemuValue(socket)}`],
+    ...["-chardev", `socket,id=tpmchr,path=${qemuValue(spec.tpmSocket)}`],
     ...["-tpmdev", "emulator,id=tpm0,chardev=tpmchr"],
-    ...["-device", "tpm-crb,tpmdev=tpm0"],
+    ...["-device", `${boardOf(spec).tpmDevice},tpmdev=tpm0`],
   ];
 }
 
@@ -174,17 +179,25 @@ function removableMediaArgs(spec: VmSpec): string[] {
       `usb-storage,bus=xhci.0,drive=stick,id=${STICK_DEVICE_ID},removable=on,bootindex=1`,
     );
   }
-  if (spec.cdrom) {
+  if (spec.cdrom && spec.arch === "arm64") {
+    // AAVMF has no AHCI driver: a CD on virtio-scsi, which it boots from.
     args.push(
-      ...[
-        "-drive",
-        `if=none,id=cd0,format=raw,media=cdrom,readonly=on,file=${qemuValue(spec.cdrom)}`,
-      ],
+      ...cdDriveArgs(spec.cdrom),
+      ...["-device", "virtio-scsi-pci,id=cdscsi"],
+      ...["-device", "scsi-cd,bus=cdscsi.0,drive=cd0,id=cd0-dev,bootindex=1"],
+    );
+  } else if (spec.cdrom) {
+    args.push(
+      ...cdDriveArgs(spec.cdrom),
       ...["-device", "ahci,id=cdahci"],
       ...["-device", "ide-cd,bus=cdahci.0,drive=cd0,id=cd0-dev,bootindex=1"],
     );
   }
   return args;
+}
+
+function cdDriveArgs(iso: string): string[] {
+  return ["-drive", `if=none,id=cd0,format=raw,media=cdrom,readonly=on,file=${qemuValue(iso)}`];
 }
 
 /** The controllers the disks have so far: one per SCSI bus (and path), and AHCI's next port. */

@@ -1,12 +1,15 @@
 // The virtual machine of the QEMU tests (test/qemu/), the benches and `npm run vm`, as a
 // value: what a VmSpec may say about the machine's board, firmware, media, disks and NICs.
 // args.ts turns it into QEMU's command line.
+import type { Arch } from "../../common/arch.ts";
 
 /**
  * Where a disk hangs: virtio-blk, NVMe, AHCI (SATA), or a SCSI disk behind virtio-scsi, an
  * LSI MegaRAID SAS 2108 (`megasas-gen2`: the megaraid_sas of Dell's PERC and its kin) or
  * an LSI SAS1068 HBA (`mptsas1068`: mptsas). OVMF boots from the first three and
- * virtio-scsi; it has no driver for QEMU's LSI controllers (docs/install.md).
+ * virtio-scsi; it has no driver for QEMU's LSI controllers (docs/install.md). AAVMF (arm64)
+ * boots from virtio, NVMe and virtio-scsi, not from AHCI: it has no AHCI driver, though
+ * the guest's kernel reads an AHCI disk on virt's PCIe as on q35.
  */
 export type DiskBus = "virtio" | "nvme" | "ahci" | "virtio-scsi" | "megasas" | "mptsas";
 
@@ -114,7 +117,7 @@ export interface VmDisk {
   readonly bytesPerSecond?: number;
 }
 
-/** Where the guest's first serial port (ttyS0) goes. */
+/** Where the guest's first serial port goes: ttyS0 (a PC's 8250), ttyAMA0 (virt's PL011). */
 export type SerialSpec =
   /** Output only, to a file. */
   | { readonly kind: "file"; readonly path: string }
@@ -157,6 +160,13 @@ export interface DirectKernelBoot {
 
 export interface VmSpec {
   /**
+   * amd64 (the default): qemu-system-x86_64 and the board `machine` names. arm64:
+   * qemu-system-aarch64's virt with ACPI, its PL011 as the serial port, AAVMF as the
+   * firmware, TCG's `max` CPU; the PC-only fields (machine, SMM, ib700, isa-debug-exit, a
+   * NIC's acpiIndex) are refused there (board.ts).
+   */
+  readonly arch?: Arch;
+  /**
    * q35 (PCIe, ICH9 with its TCO watchdog), the default: what servers look like. pc (i440fx,
    * PIIX) for a machine with no chipset watchdog at all.
    */
@@ -172,8 +182,9 @@ export interface VmSpec {
   /** Let the guest write the stick image itself (by default its writes go to a throwaway overlay). */
   readonly stickWritable?: boolean;
   /**
-   * An ISO in a CD drive on its own AHCI controller, first in the boot order (a stick
-   * too: the stick first): a BMC's virtual media or a real drive, both read-only.
+   * An ISO in a CD drive on its own AHCI controller (virtio-scsi on arm64), first in the
+   * boot order (a stick too: the stick first): a BMC's virtual media or a real drive, both
+   * read-only.
    */
   readonly cdrom?: string;
   /** Disks in boot order, after the stick. */
@@ -192,8 +203,9 @@ export interface VmSpec {
    */
   readonly watchdog?: "i6300esb" | "ib700" | "none";
   /**
-   * A TPM 2.0 on the CRB interface (as a server's fTPM or dTPM appears), backed by the swtpm
-   * listening on this control socket (testing/swtpm.ts): OVMF measures the boot into it.
+   * A TPM 2.0 on the CRB interface (as a server's fTPM or dTPM appears; TIS on arm64's virt),
+   * backed by the swtpm listening on this control socket (testing/swtpm.ts): the firmware
+   * measures the boot into it.
    */
   readonly tpmSocket?: string;
   /** isa-debug-exit at port 0xf4: a guest write of V makes QEMU exit with (V << 1) | 1. */

@@ -1,7 +1,9 @@
-// OVMF, the UEFI firmware the VMs boot, found through QEMU's firmware descriptors.
+// OVMF, the UEFI firmware the VMs boot, found through QEMU's firmware descriptors: OVMF for
+// amd64's q35, AAVMF (edk2's ArmVirtQemu, Debian's qemu-efi-aarch64) for arm64's virt.
 import { constants } from "node:fs";
 import { access, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { Arch } from "../../common/arch.ts";
 
 export const FIRMWARE_DESCRIPTORS = "/usr/share/qemu/firmware";
 
@@ -11,7 +13,7 @@ export interface Ovmf {
   /** The template each VM copies for its own variables. */
   readonly varsTemplate: string;
   readonly descriptor: string;
-  /** A Secure Boot build, which needs SMM. */
+  /** A Secure Boot build that needs SMM (OVMF's; AAVMF guards its variables without it). */
   readonly smm: boolean;
   /** The descriptors passed over, and why. */
   readonly skipped: readonly { readonly descriptor: string; readonly reason: string }[];
@@ -35,29 +37,72 @@ interface Descriptor {
  */
 export type OvmfKind = "plain" | "setup-mode" | "microsoft";
 
-const SECURE = ["secure-boot", "requires-smm"];
-const FEATURES: Readonly<Record<OvmfKind, { need: string[]; refuse: string[] }>> = {
-  plain: { need: [], refuse: [...SECURE, "enrolled-keys"] },
-  "setup-mode": { need: SECURE, refuse: ["enrolled-keys"] },
-  microsoft: { need: [...SECURE, "enrolled-keys"], refuse: [] },
+/** Each arch's firmware: the board its descriptors name, and what a Secure Boot build says. */
+const FIRMWARE: Readonly<
+  Record<
+    Arch,
+    {
+      readonly target: string;
+      readonly machine: string;
+      readonly secure: readonly string[];
+      readonly package: string;
+      /** What the error says none of was found. */
+      readonly name: string;
+    }
+  >
+> = {
+  amd64: {
+    target: "x86_64",
+    machine: "pc-q35",
+    secure: ["secure-boot", "requires-smm"],
+    package: "ovmf",
+    name: "OVMF firmware for q35",
+  },
+  // Arm has no SMM: AAVMF's Secure Boot build guards its variables in the firmware only, and
+  // a guest kernel could write the flash itself (qemu-efi-aarch64's README.Debian).
+  arm64: {
+    target: "aarch64",
+    machine: "virt",
+    secure: ["secure-boot"],
+    package: "qemu-efi-aarch64",
+    name: "AAVMF firmware for virt",
+  },
 };
 
+function features(kind: OvmfKind, arch: Arch): { need: string[]; refuse: string[] } {
+  const secure = FIRMWARE[arch].secure;
+  switch (kind) {
+    case "plain":
+      return { need: [], refuse: [...secure, "enrolled-keys"] };
+    case "setup-mode":
+      return { need: [...secure], refuse: ["enrolled-keys"] };
+    case "microsoft":
+      return { need: [...secure, "enrolled-keys"], refuse: [] };
+  }
+}
+
 /**
- * Why descriptor `d` does not fit a q35 x86_64 VM of `kind`, or undefined when it fits.
- * Pure: the file checks come after.
+ * Why descriptor `d` does not fit a VM of `arch` (q35 for amd64, virt for arm64) and
+ * `kind`, or undefined when it fits. Pure: the file checks come after.
  */
-export function ovmfMismatch(d: Descriptor, kind: OvmfKind = "plain"): string | undefined {
+export function ovmfMismatch(
+  d: Descriptor,
+  kind: OvmfKind = "plain",
+  arch: Arch = "amd64",
+): string | undefined {
   if (!d["interface-types"]?.includes("uefi")) return "not UEFI";
-  const q35 = d.targets?.some(
-    (t) => t.architecture === "x86_64" && (t.machines ?? []).some((m) => m.startsWith("pc-q35")),
+  const { target, machine } = FIRMWARE[arch];
+  const fits = d.targets?.some(
+    (t) => t.architecture === target && (t.machines ?? []).some((m) => m.startsWith(machine)),
   );
-  if (!q35) return "not for x86_64 q35 machines";
+  if (!fits) return `not for ${target} ${machine.replace("pc-", "")} machines`;
   if (d.mapping?.device !== "flash")
     return `mapped as ${d.mapping?.device ?? "nothing"}, not flash`;
-  const features = d.features ?? [];
-  const unwanted = features.filter((f) => FEATURES[kind].refuse.includes(f));
+  const wanted = features(kind, arch);
+  const has = d.features ?? [];
+  const unwanted = has.filter((f) => wanted.refuse.includes(f));
   if (unwanted.length > 0) return `has ${unwanted.join(", ")} (not ${kind})`;
-  const lacking = FEATURES[kind].need.filter((f) => !features.includes(f));
+  const lacking = wanted.need.filter((f) => !has.includes(f));
   if (lacking.length > 0) return `lacks ${lacking.join(", ")} (not ${kind})`;
   if (d.mapping.executable?.format !== "raw" || !d.mapping.executable.filename) {
     return "its code is not a raw file";
@@ -69,13 +114,18 @@ export function ovmfMismatch(d: Descriptor, kind: OvmfKind = "plain"): string | 
 }
 
 /**
- * OVMF for q35 without Secure Boot, from QEMU's firmware descriptors in priority order
- * (file name order; on Debian 12 that is 60-edk2-x86_64.json, after skipping the two
- * Secure Boot ones). Throws with every reason when none fits.
+ * The firmware of `arch` and `kind` from QEMU's firmware descriptors in priority order
+ * (file name order; for plain amd64 on Debian 12 that is 60-edk2-x86_64.json, after
+ * skipping the two Secure Boot ones). Throws with every reason when none fits.
+ *
+ * Debian 12's qemu-efi-aarch64 (2022.11-6+deb12u2) has no setup-mode build: its
+ * 50-edk2-aarch64-secure.json names AAVMF_CODE.secboot.fd, which the package does not ship,
+ * so `setup-mode` for arm64 throws, naming that file.
  */
 export async function requireOvmf(
   dir = FIRMWARE_DESCRIPTORS,
   kind: OvmfKind = "plain",
+  arch: Arch = "amd64",
 ): Promise<Ovmf> {
   const names = (await readdir(dir).catch(() => [] as string[]))
     .filter((n) => n.endsWith(".json"))
@@ -90,7 +140,7 @@ export async function requireOvmf(
       skipped.push({ descriptor, reason: `unreadable: ${(error as Error).message}` });
       continue;
     }
-    const mismatch = ovmfMismatch(d, kind);
+    const mismatch = ovmfMismatch(d, kind, arch);
     if (mismatch) {
       skipped.push({ descriptor, reason: mismatch });
       continue;
@@ -105,11 +155,13 @@ export async function requireOvmf(
       skipped.push({ descriptor, reason: `cannot read ${missing.join(", ")}` });
       continue;
     }
-    return { code, varsTemplate, descriptor, skipped, smm: kind !== "plain" };
+    const smm = FIRMWARE[arch].secure.includes("requires-smm") && kind !== "plain";
+    return { code, varsTemplate, descriptor, skipped, smm };
   }
   const why = skipped.map((s) => `${s.descriptor}: ${s.reason}`).join("; ");
+  const { name, package: pkg } = FIRMWARE[arch];
   throw new Error(
-    `no OVMF firmware for q35 (${kind}) in ${dir}${why ? ` (${why})` : ""}; install the Debian package ovmf`,
+    `no ${name} (${kind}) in ${dir}${why ? ` (${why})` : ""}; install the Debian package ${pkg}`,
   );
 }
 
