@@ -111,6 +111,9 @@ const KERNEL_STARTED = "Linux version ";
 const KERNEL_DONE = "Run /init as init process";
 
 const running = new Set<Vm>();
+// Every VM not yet stopped, a guest that powered off by itself too: its scratch folder goes
+// with stopAllVms().
+const unstopped = new Set<Vm>();
 let exitHookInstalled = false;
 const ovmf = new Map<`${Arch} ${OvmfKind}`, Promise<Ovmf>>();
 
@@ -172,6 +175,7 @@ export class Vm {
     const scratch = await mkdtemp(join(tmpdir(), "liken-vm-"));
     const vm = new Vm(scratch, options, firmware, accel.accel);
     running.add(vm);
+    unstopped.add(vm);
     try {
       await copyFile(options.varsFrom ?? firmware.varsTemplate, vm.varsFile);
       await vm.#start();
@@ -319,6 +323,7 @@ export class Vm {
       await this.exited;
     }
     running.delete(this);
+    unstopped.delete(this);
     if (!this.#options.keepScratch && process.env.LIKEN_KEEP_VMS !== "1") {
       await rm(this.scratch, { recursive: true, force: true });
     }
@@ -562,9 +567,12 @@ export function startVm(options: VmOptions = {}): Promise<Vm> {
   return Vm.start(options);
 }
 
-/** Stops every VM still running: after each test file, so a failed test leaves none behind. */
+/**
+ * Stops every VM not stopped yet and removes its scratch folder: after each test file, so a
+ * failed test leaves no QEMU behind, and a guest that powered off no folder.
+ */
 export async function stopAllVms(): Promise<void> {
-  await Promise.all([...running].map((vm) => vm.stop()));
+  await Promise.all([...unstopped].map((vm) => vm.stop()));
 }
 
 function installExitHook(): void {

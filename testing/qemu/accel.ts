@@ -31,7 +31,7 @@ export async function chooseAccel(wanted?: Accel, arch: Arch = "amd64"): Promise
     if (wanted === "kvm") {
       throw new Error(`KVM runs only ${host ?? process.arch} guests on this host: ask for tcg`);
     }
-    return { accel: "tcg", why: `${arch} on a ${host ?? process.arch} host` };
+    return { accel: "tcg", why: `${arch} on this ${host ?? process.arch} host` };
   }
   if (wanted) return { accel: wanted, why: "asked for" };
   const env = process.env[ACCEL_ENV];

@@ -11,7 +11,7 @@ import { buildFatImage } from "../../image-build/fat-image.ts";
 import { buildInitramfs } from "../../image-build/initramfs.ts";
 import { requireUnpackedInputs } from "../../image-build/unpacked.ts";
 import { startVm, stopAllVms } from "../../test/qemu/harness.ts";
-import { boardOf, ovmfMismatch, qemuArgs, requireOvmf, type VmSpec } from "./index.ts";
+import { boardOf, chooseAccel, ovmfMismatch, qemuArgs, requireOvmf, type VmSpec } from "./index.ts";
 
 const AAVMF = { code: "/usr/share/AAVMF/AAVMF_CODE.fd", vars: "/tmp/vm/AAVMF_VARS.fd" };
 const SERIAL = { kind: "socket", path: "/tmp/vm/serial.sock", log: "/tmp/vm/serial.log" } as const;
@@ -130,6 +130,25 @@ describe("qemuArgs for arm64", () => {
     ).toThrow(
       "nic1's acpiIndex never reaches an arm64 guest (virt has no ACPI PCI hotplug): leave it out for arm64",
     );
+  });
+});
+
+describe("chooseAccel for arm64", () => {
+  it("runs arm64 under TCG on this x86-64 host, whatever LIKEN_ACCEL says, and refuses KVM", async () => {
+    const saved = process.env.LIKEN_ACCEL;
+    try {
+      process.env.LIKEN_ACCEL = "kvm";
+      expect(await chooseAccel(undefined, "arm64")).toEqual({
+        accel: "tcg",
+        why: "arm64 on this amd64 host",
+      });
+      await expect(chooseAccel("kvm", "arm64")).rejects.toThrow(
+        "KVM runs only amd64 guests on this host: ask for tcg",
+      );
+    } finally {
+      if (saved === undefined) delete process.env.LIKEN_ACCEL;
+      else process.env.LIKEN_ACCEL = saved;
+    }
   });
 });
 
