@@ -8,8 +8,8 @@ import type { Arch } from "../../common/arch.ts";
  * LSI MegaRAID SAS 2108 (`megasas-gen2`: the megaraid_sas of Dell's PERC and its kin) or
  * an LSI SAS1068 HBA (`mptsas1068`: mptsas). OVMF boots from the first three and
  * virtio-scsi; it has no driver for QEMU's LSI controllers (docs/install.md). AAVMF (arm64)
- * boots from virtio, NVMe and virtio-scsi, not from AHCI: it has no AHCI driver, though
- * the guest's kernel reads an AHCI disk on virt's PCIe as on q35.
+ * boots from virtio, NVMe and virtio-scsi, not from AHCI: it has no AHCI driver (QEMU
+ * still takes the controller on virt's PCIe, for the guest's kernel).
  */
 export type DiskBus = "virtio" | "nvme" | "ahci" | "virtio-scsi" | "megasas" | "mptsas";
 
@@ -205,7 +205,8 @@ export interface VmSpec {
   /**
    * A TPM 2.0 on the CRB interface (as a server's fTPM or dTPM appears; TIS on arm64's virt),
    * backed by the swtpm listening on this control socket (testing/swtpm.ts): the firmware
-   * measures the boot into it.
+   * measures the boot into it. Debian 12's arm64 kernel has no driver for virt's TIS
+   * (CONFIG_TCG_TIS is not set): there only AAVMF uses the TPM.
    */
   readonly tpmSocket?: string;
   /** isa-debug-exit at port 0xf4: a guest write of V makes QEMU exit with (V << 1) | 1. */
