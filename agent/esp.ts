@@ -1,6 +1,7 @@
 // The boot agent's view of the mounted ESP: the entries in loader/entries and each slot's
 // kernel, initrd and release.toml. Files are written under a temporary name and renamed,
 // and the directory is synced, so an entry is either there whole or not there.
+
 import {
   copyFile,
   mkdir,
@@ -12,6 +13,7 @@ import {
   writeFile,
 } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import type { Arch } from "../common/arch.ts";
 import { entryText, SLOT_UKI, type SlotRoot, slotDir } from "../formats/boot-entries.ts";
 import { parseEntryName } from "../formats/entry-name.ts";
 import { RELEASE_UKI, type ReleaseInfo, requireRelease } from "../formats/release.ts";
@@ -58,8 +60,11 @@ export async function applyEntryActions(
     // An entry already gone is removed.
     if (action.op === "remove") await unlink(path).catch(() => undefined);
     else {
-      const { root, signed } = await rootOf(action.slot);
-      await replaceFile(path, entryText(action.slot, action.version, root, action.rank, signed));
+      const { root, signed, arch } = await rootOf(action.slot);
+      await replaceFile(
+        path,
+        entryText(action.slot, action.version, root, action.rank, signed, arch),
+      );
     }
     await syncDir(join(esp, ENTRIES));
   }
@@ -106,9 +111,13 @@ async function slotRoot(
   esp: string,
   slot: Slot,
   partUuid: string,
-): Promise<{ root: SlotRoot; signed: boolean }> {
+): Promise<{ root: SlotRoot; signed: boolean; arch: Arch }> {
   const release = await requireRelease(join(esp, slotDir(slot)));
-  return { root: { partUuid, verity: release.verity }, signed: release.signed };
+  return {
+    root: { partUuid, verity: release.verity },
+    signed: release.signed,
+    arch: release.arch,
+  };
 }
 
 /** Forgets what a slot holds (before its partition is written): inspect then reads it empty. */

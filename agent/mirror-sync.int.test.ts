@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { entryFileName } from "../formats/boot-entries.ts";
-import { RELEASE_FILES, type ReleaseInfo, requireRelease } from "../formats/release.ts";
+import { type ReleaseInfo, releaseFiles, requireRelease } from "../formats/release.ts";
 import { writeReleaseToml } from "../formats/release-toml.ts";
 import { stagedEntry } from "./boot-plan.ts";
 import { applyEntryActions, installSlotFiles, writeMirrorGeneration } from "./esp.ts";
@@ -34,7 +34,7 @@ afterEach(async () => {
 async function fakeRelease(version: string): Promise<ReleaseInfo> {
   const dir = join(work, "releases", version);
   await mkdir(dir, { recursive: true });
-  for (const name of RELEASE_FILES) {
+  for (const name of releaseFiles("amd64")) {
     const size = name === "rootfs.img" ? SLOT_BYTES / 2 : 1000;
     await writeFile(join(dir, name), Buffer.alloc(size, `${version} ${name} `));
   }

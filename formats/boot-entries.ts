@@ -2,6 +2,8 @@
 // per slot (uapi-group.org/specifications/specs/boot_loader_specification). Pure text, so the
 // installer and the boot agent write exactly the same bytes.
 
+import { type Arch, archFacts, DEFAULT_ARCH } from "../common/arch.ts";
+
 export type Slot = "a" | "b";
 
 /**
@@ -46,16 +48,20 @@ export interface SlotRoot {
  * starts); console on the screen and the first serial port (docs/design.md section 3);
  * reboot 10 s after a panic.
  */
-export function kernelOptions(slot: Slot, root: SlotRoot): string {
+export function kernelOptions(slot: Slot, root: SlotRoot, arch: Arch = DEFAULT_ARCH): string {
   return [
     `root=PARTUUID=${root.partUuid.toLowerCase()}`,
     "ro",
     `liken.slot=${slot}`,
     `liken.verity=${root.verity.rootHash}:${root.verity.dataBlocks}`,
-    "console=tty0",
-    "console=ttyS0,115200",
+    ...consoleOptions(arch),
     "panic=10",
   ].join(" ");
+}
+
+/** The screen, then the arch's first serial port: the last one named is /dev/console. */
+export function consoleOptions(arch: Arch): string[] {
+  return ["console=tty0", `console=${archFacts(arch).serialConsole},115200`];
 }
 
 /**
@@ -77,12 +83,11 @@ export const SORT_KEYS: Readonly<Record<EntryRank, string>> = {
  * has a slot, so it names the root only by its verity root hash; the initramfs finds the
  * slot from the entry systemd-boot chose (LoaderEntrySelected) on the disk it booted from.
  */
-export function signedKernelOptions(verity: SlotRoot["verity"]): string {
+export function signedKernelOptions(verity: SlotRoot["verity"], arch: Arch = DEFAULT_ARCH): string {
   return [
     "ro",
     `liken.verity=${verity.rootHash}:${verity.dataBlocks}`,
-    "console=tty0",
-    "console=ttyS0,115200",
+    ...consoleOptions(arch),
     "panic=10",
   ].join(" ");
 }
@@ -99,13 +104,14 @@ export function entryText(
   root: SlotRoot,
   rank: EntryRank = "proven",
   signed = false,
+  arch: Arch = DEFAULT_ARCH,
 ): string {
   const boot = signed
     ? [`efi /${slotDir(slot)}/${SLOT_UKI}`]
     : [
         `linux /${slotDir(slot)}/vmlinuz`,
         `initrd /${slotDir(slot)}/initrd.img`,
-        `options ${kernelOptions(slot, root)}`,
+        `options ${kernelOptions(slot, root, arch)}`,
       ];
   return [
     `title liken ${version} (slot ${slot}${rank === "proven" ? "" : `, ${rank}`})`,

@@ -4,8 +4,9 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { Arch } from "../common/arch.ts";
 import { MIB } from "../common/size.ts";
-import { RELEASE_FILES, RELEASE_UKI, type Verity } from "./release.ts";
+import { RELEASE_UKI, releaseFiles, type Verity } from "./release.ts";
 
 export async function writeReleaseToml(
   dir: string,
@@ -13,9 +14,16 @@ export async function writeReleaseToml(
   kernel: string,
   verity: Verity,
   signed = false,
+  arch: Arch = "amd64",
 ): Promise<void> {
-  const lines = [`version = "${version}"`, `kernel = "${kernel}"`, "", "[files]"];
-  for (const name of signed ? [...RELEASE_FILES, RELEASE_UKI] : RELEASE_FILES) {
+  const lines = [
+    `version = "${version}"`,
+    `kernel = "${kernel}"`,
+    `arch = "${arch}"`,
+    "",
+    "[files]",
+  ];
+  for (const name of signed ? [...releaseFiles(arch), RELEASE_UKI] : releaseFiles(arch)) {
     const path = join(dir, name);
     const hash = createHash("sha256");
     for await (const chunk of createReadStream(path, { highWaterMark: 4 * MIB }))

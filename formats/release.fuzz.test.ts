@@ -7,10 +7,10 @@ import { LikenError } from "../common/errors.ts";
 import { itReadsAnyText } from "../test/fuzz-text.ts";
 import {
   parseRelease,
-  RELEASE_FILES,
   type ReleaseInfo,
   type ReleaseTomlFields,
   readReleaseToml,
+  releaseFiles,
 } from "./release.ts";
 
 const HASH = "a".repeat(64);
@@ -19,7 +19,7 @@ const valid = [
   'kernel = "6.1.0-28-amd64"',
   "",
   "[files]",
-  ...[...RELEASE_FILES, "liken.efi"].map(
+  ...[...releaseFiles("amd64"), "liken.efi"].map(
     (f, i) => `"${f}" = { sha256 = "${HASH}", size = ${1000 + i} }`,
   ),
   "",

@@ -5,6 +5,7 @@ import { createReadStream } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import TOML from "@iarna/toml";
+import { ARCHES, type Arch, archFacts, DEFAULT_ARCH, isArch } from "../common/arch.ts";
 import { LikenError } from "../common/errors.ts";
 import { cannotRead, readProblem } from "../common/file-errors.ts";
 import { MIB } from "../common/size.ts";
@@ -20,6 +21,8 @@ export interface ReleaseInfo {
   readonly dir: string;
   readonly version: string;
   readonly kernel: string;
+  /** The machines it boots: release.toml's `arch`, amd64 when it names none. */
+  readonly arch: Arch;
   readonly files: Readonly<Record<string, ReleaseFile>>;
   /** Size of rootfs.img: what a slot must hold. */
   readonly rootfsSize: number;
@@ -27,7 +30,7 @@ export interface ReleaseInfo {
   /**
    * A release built with --sign: liken.efi, one unified kernel image (kernel, initramfs and
    * the command line with the verity root hash) signed with the cluster's db key, is what
-   * its boot entries start; systemd-bootx64.efi is signed too.
+   * its boot entries start; systemd-boot is signed too.
    */
   readonly signed: boolean;
 }
@@ -42,12 +45,14 @@ export interface Verity {
   readonly dataBlocks: number;
 }
 
-export const RELEASE_FILES = [
-  "vmlinuz",
-  "initrd.img",
-  "rootfs.img",
-  "systemd-bootx64.efi",
-  "boot-modules.json",
+/** The files of a release for `arch`, besides release.toml (and liken.efi when signed). */
+export function releaseFiles(arch: Arch): string[] {
+  return ["vmlinuz", "initrd.img", "rootfs.img", archFacts(arch).systemdBoot, "boot-modules.json"];
+}
+
+/** Every name a release of any arch may hold: what clearing a folder of a release removes. */
+export const ANY_RELEASE_FILES: readonly string[] = [
+  ...new Set(ARCHES.flatMap((a) => releaseFiles(a))),
 ];
 
 /** The signed unified kernel image of a release built with --sign. */
@@ -79,6 +84,8 @@ function releaseInvalid(dir: string, what: string): LikenError {
 export interface ReleaseTomlFields {
   readonly version?: string;
   readonly kernel?: string;
+  /** `arch` as written, valid or not: parseRelease judges it. */
+  readonly arch?: string;
   /**
    * [files], absent without the table: each file's size and sha256, or null where they are
    * missing or are not a count of bytes and a sha256.
@@ -96,6 +103,7 @@ export function readReleaseToml(text: string): ReleaseTomlFields {
   return {
     ...(typeof data.version === "string" ? { version: data.version } : {}),
     ...(typeof data.kernel === "string" ? { kernel: data.kernel } : {}),
+    ...(typeof data.arch === "string" ? { arch: data.arch } : {}),
     ...(typeof files === "object" && files !== null
       ? {
           files: Object.fromEntries(
@@ -143,9 +151,11 @@ export function parseRelease(dir: string, text: string): ReleaseInfo {
   if (version === undefined || kernel === undefined || files === undefined)
     throw invalid("release.toml lacks version, kernel or [files]");
   if (!verity) throw invalid("release.toml has no [verity] root_hash and data_blocks");
+  const arch = fields.arch ?? DEFAULT_ARCH;
+  if (!isArch(arch)) throw invalid(`release.toml's arch is "${arch}", not amd64 or arm64`);
   const checked: Record<string, ReleaseFile> = {};
   const signed = RELEASE_UKI in files;
-  for (const name of signed ? [...RELEASE_FILES, RELEASE_UKI] : RELEASE_FILES) {
+  for (const name of signed ? [...releaseFiles(arch), RELEASE_UKI] : releaseFiles(arch)) {
     const f = files[name];
     if (!f) throw invalid(`release.toml has no sha256 and size for ${name}`);
     checked[name] = f;
@@ -154,6 +164,7 @@ export function parseRelease(dir: string, text: string): ReleaseInfo {
     dir,
     version,
     kernel,
+    arch,
     files: checked,
     rootfsSize: (checked["rootfs.img"] as ReleaseFile).size,
     verity,

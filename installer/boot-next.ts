@@ -4,13 +4,15 @@
 // still in boots the stick again, which then decides (installer/unattended/install-once.ts).
 // A mirror's two members each get an entry, and both go into the boot order right after the
 // stick, so the firmware boots the second when the first is gone.
+
+import { ARCHES, archFacts } from "../common/arch.ts";
 import { LikenError } from "../common/errors.ts";
 import { partitionLabel } from "../common/partition-labels.ts";
 import { encodeLoadOption } from "../formats/efi-load-option.ts";
 import { readGpt } from "../formats/gpt-read.ts";
 import { PARTITION_TYPES } from "../formats/gpt-types.ts";
 import { bootEntryInto, bootNextInto, bootOrderWith, setBootNext } from "../hardware/efi-vars.ts";
-import { ESP_LOADER } from "./esp.ts";
+import { listFatDir } from "../tools/mtools.ts";
 
 export interface BootNextTarget {
   /** The system disk (a block device; an image file in tests). */
@@ -56,12 +58,29 @@ export async function bootMirror(target: {
 
 async function entryFor(path: string, description: string) {
   const esp = await readEsp(path);
+  const loader = await removableLoaderOn(path, esp.startLba * esp.sectorSize);
   const option = encodeLoadOption({
     description,
     partition: esp,
-    path: `\\${ESP_LOADER.replaceAll("/", "\\")}`,
+    path: `\\${loader.replaceAll("/", "\\")}`,
   });
   return { option, description, partitionUuid: esp.uuid };
+}
+
+// The entry names the loader the ESP holds, BOOTX64.EFI or BOOTAA64.EFI: the release on the
+// disk decided the arch, and an install, a repair and a disk found installed all read it here.
+async function removableLoaderOn(path: string, espOffset: number): Promise<string> {
+  const names = (await listFatDir(path, espOffset, "EFI/BOOT")) ?? [];
+  const held = new Set(names.map((n) => n.toUpperCase()));
+  const loader = ARCHES.map((a) => archFacts(a).removableLoader).find((l) =>
+    held.has(l.slice(l.lastIndexOf("/") + 1)),
+  );
+  if (loader) return loader;
+  throw new LikenError({
+    kind: "failed",
+    what: `the ESP of ${path} holds no EFI/BOOT/BOOTX64.EFI or BOOTAA64.EFI, so the firmware cannot be told to boot it`,
+    hint: "run liken-stick inspect on the disk; install again if it is damaged",
+  });
 }
 
 async function readEsp(path: string) {
@@ -81,5 +100,6 @@ async function readEsp(path: string) {
     startLba: esp.start / gpt.sectorSize,
     sizeLba: esp.size / gpt.sectorSize,
     uuid: esp.uuid,
+    sectorSize: gpt.sectorSize,
   };
 }

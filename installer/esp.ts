@@ -3,6 +3,7 @@
 // data blocks into the ESP partition.
 import { truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { archFacts } from "../common/arch.ts";
 import {
   entryFileName,
   entryText,
@@ -14,9 +15,6 @@ import {
 import { RELEASE_UKI, type ReleaseInfo } from "../formats/release.ts";
 import { makeVfat } from "../tools/mkfs.ts";
 import { copyIntoFat, makeFatDirs } from "../tools/mtools.ts";
-
-/** The removable-media loader path: firmware boots it with no boot entry, and BootNext names it. */
-export const ESP_LOADER = "EFI/BOOT/BOOTX64.EFI";
 
 export interface EspInput {
   readonly image: string;
@@ -60,6 +58,7 @@ export async function buildEsp(input: EspInput): Promise<void> {
       { partUuid: input.rootPartUuid, verity: release.verity },
       "proven",
       release.signed,
+      release.arch,
     ),
   );
   // A signed release's files are copied as they are: a signature covers every byte.
@@ -70,7 +69,11 @@ export async function buildEsp(input: EspInput): Promise<void> {
         [join(release.dir, "initrd.img"), `${dir}/initrd.img`],
       ];
   const files: [string, string][] = [
-    [join(release.dir, "systemd-bootx64.efi"), ESP_LOADER],
+    // The removable-media loader: firmware boots it with no boot entry, and BootNext names it.
+    [
+      join(release.dir, archFacts(release.arch).systemdBoot),
+      archFacts(release.arch).removableLoader,
+    ],
     [loader, "loader/loader.conf"],
     [entry, `loader/entries/${entryFileName(input.slot, release.version)}`],
     ...boot,

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { join } from "node:path";
-import { RELEASE_FILES } from "../formats/release.ts";
+import { releaseFiles } from "../formats/release.ts";
 import { writeReleaseToml } from "../formats/release-toml.ts";
 
 export type Misbehaviour =
@@ -111,7 +111,7 @@ async function serve(
  */
 export async function writeFakeRelease(dir: string, rootfsBytes = 4 * 1024 * 1024) {
   await mkdir(dir, { recursive: true });
-  for (const name of RELEASE_FILES)
+  for (const name of releaseFiles("amd64"))
     await writeFile(join(dir, name), noise(name, name === "rootfs.img" ? rootfsBytes : 20_000));
   await writeReleaseToml(dir, "2.0.0", "6.1.0-test-amd64", {
     rootHash: "ab".repeat(32),

@@ -9,10 +9,12 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { mkdir, readFile, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { runningArch } from "../../common/arch.ts";
+import { LikenError } from "../../common/errors.ts";
 import { MIB } from "../../common/size.ts";
 import {
+  ANY_RELEASE_FILES,
   parseRelease,
-  RELEASE_FILES,
   RELEASE_UKI,
   type ReleaseFile,
   type ReleaseInfo,
@@ -62,6 +64,7 @@ export async function fetchRelease(options: FetchReleaseOptions): Promise<string
   await mkdir(options.dir, { recursive: true });
   const text = await vouchedReleaseToml(options);
   const release = parseRelease(options.dir, text);
+  refuseOtherArch(release, options.url);
   const files = Object.entries(release.files);
   const total = files.reduce((sum, [, f]) => sum + f.size, 0);
   let before = 0;
@@ -95,7 +98,7 @@ async function vouchedReleaseToml(options: FetchReleaseOptions): Promise<string>
   // No release.toml yet is the first attempt at this folder.
   const kept = await readFile(path).catch(() => null);
   if (kept && sha256(kept) === options.releaseSha256) return kept.toString("utf8");
-  for (const name of [RELEASE_TOML, ...RELEASE_FILES, RELEASE_UKI])
+  for (const name of [RELEASE_TOML, ...ANY_RELEASE_FILES, RELEASE_UKI])
     await unlink(join(options.dir, name)).catch(() => undefined); // absent is as good
   const url = new URL(RELEASE_TOML, options.url).href;
   await fetchFile({
@@ -183,4 +186,16 @@ function mismatch(name: string, url: string, problem: string): DownloadError {
 
 function sha256(data: Buffer): string {
   return createHash("sha256").update(data).digest("hex");
+}
+
+// A release of another arch would be staged, tried and rejected by a kernel the firmware
+// cannot start: refused before a byte of it is fetched.
+function refuseOtherArch(release: ReleaseInfo, url: string, machine = runningArch()): void {
+  if (machine === undefined || release.arch === machine) return;
+  throw new LikenError({
+    kind: "refused",
+    what: `the release at ${url} is for ${release.arch} machines, and this machine is ${machine}`,
+    hint: `publish the ${machine} release there (liken-stick release --arch ${machine}) and point the spec's url at it`,
+    reason: "ReleaseInvalid",
+  });
 }
