@@ -17,7 +17,7 @@ const AAVMF = { code: "/usr/share/AAVMF/AAVMF_CODE.fd", vars: "/tmp/vm/AAVMF_VAR
 const SERIAL = { kind: "socket", path: "/tmp/vm/serial.sock", log: "/tmp/vm/serial.log" } as const;
 
 describe("qemuArgs for arm64", () => {
-  it("builds virt with ACPI, AAVMF, the PL011 console, and the disks AAVMF boots from", () => {
+  it("builds virt with ACPI and a GICv3, AAVMF, the PL011 console, and the disks AAVMF boots from", () => {
     const spec: VmSpec = {
       arch: "arm64",
       firmware: AAVMF,
@@ -34,7 +34,7 @@ describe("qemuArgs for arm64", () => {
     expect(boardOf(spec).qemu).toBe("qemu-system-aarch64");
     // biome-ignore format: one option and its value per line
     expect(qemuArgs(spec)).toEqual([
-      "-machine", "virt,acpi=on",
+      "-machine", "virt,acpi=on,gic-version=3",
       "-accel", "tcg",
       "-cpu", "max,pauth-impdef=on",
       "-smp", "2",
@@ -105,7 +105,7 @@ describe("qemuArgs for arm64", () => {
       watchdog: "none",
     }).join(" ");
     expect(args).toContain(
-      "-machine virt,acpi=on -accel tcg -cpu max,pauth-impdef=on -smp 1 -m 1024",
+      "-machine virt,acpi=on,gic-version=3 -accel tcg -cpu max,pauth-impdef=on -smp 1 -m 1024",
     );
     expect(args).toContain("-kernel /k/vmlinuz -initrd /k/initrd.img -append console=ttyAMA0");
     expect(args).not.toContain("pflash");
