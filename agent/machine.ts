@@ -4,6 +4,7 @@
 // watchdog.
 import { closeSync, openSync, writeSync } from "node:fs";
 import { open, readdir, readFile, unlink } from "node:fs/promises";
+import { SERIAL_CONSOLES } from "../common/arch.ts";
 import { partitionLabel, type SystemPartitionName } from "../common/partition-labels.ts";
 import { MIB } from "../common/size.ts";
 import {
@@ -18,7 +19,7 @@ import { rebootNow } from "../tools/reboot.ts";
 import { ESP, PEER_ESP, PEER_STATE, STATE, UPDATE } from "./state-files.ts";
 import type { InitramfsFailure, Slot } from "./types.ts";
 
-const CONSOLES = ["/dev/tty0", "/dev/ttyS0"];
+const CONSOLES = ["/dev/tty0", ...SERIAL_CONSOLES.map((c) => `/dev/${c}`)];
 
 /** One line on every console (docs/design.md section 2): the tests read the serial one. */
 export function say(line: string): void {

@@ -5,8 +5,9 @@
 // keystroke ever meets the echoing line discipline.
 import { openSync } from "node:fs";
 import { ReadStream } from "node:tty";
+import { SERIAL_CONSOLES } from "../common/arch.ts";
 
-const CONSOLES = ["/dev/ttyS0", "/dev/tty0"];
+const CONSOLES = [...SERIAL_CONSOLES.map((c) => `/dev/${c}`), "/dev/tty0"];
 const ENTER = new Set([0x0d, 0x0a]);
 const ERASE = new Set([0x7f, 0x08]);
 const KILL_LINE = 0x15; // Ctrl-U

@@ -17,7 +17,7 @@ describe("liken-stick release", () => {
     const out = join(dir, "release-2.0.0");
     const r = await cli(["release", "--version", "2.0.0", "--out", out]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toBe(`Built release 2.0.0 in ${out}.\n`);
+    expect(r.stdout).toBe(`Built release 2.0.0 for amd64 in ${out}.\n`);
     expect(r.stderr.match(/^liken-stick release: \[\d\/\d\] .*$/gm)).toEqual([
       "liken-stick release: [1/5] the pinned inputs: Debian packages and Node.js",
       "liken-stick release: [2/5] building the initramfs: busybox, blkid, dmsetup and the boot path's modules (zstd -22)",

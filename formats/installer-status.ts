@@ -19,6 +19,7 @@ export type InstallFailureReason =
   | "MirrorMemberMissing"
   | "NoTpm"
   | "RecoveryKeyNowhere"
+  | "OtherArch"
   | "DiskTooSmall"
   | "SectorSizeUnsupported"
   | "DiskBusy"

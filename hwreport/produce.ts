@@ -86,6 +86,7 @@ async function readRelease(dir: string) {
   return {
     version: release.version,
     rootfsSize: release.rootfsSize,
+    arch: release.arch,
     modules: await requireBootModules(release),
     image: release.signed ? await readFile(join(dir, RELEASE_UKI)) : null,
   };

@@ -8,7 +8,7 @@
 // check (source length, V8 version, flags) is not all that keeps them a pair.
 import { copyFile, mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { runNodeScript } from "../tools/node.ts";
+import { type NodeTarget, runNodeScript } from "../tools/node.ts";
 
 /** The cache's name beside the bundle. */
 export function codeCacheFile(bundle: string): string {
@@ -75,10 +75,11 @@ export async function writeCodeCache(
   runAs: string,
   out: string,
   workDir: string,
+  target?: NodeTarget,
 ): Promise<void> {
   const warmUp = join(workDir, "code-cache-warm-up.cjs");
   await writeFile(warmUp, WARM_UP);
-  await runNodeScript(node, warmUp, [source, runAs, out]);
+  await runNodeScript(node, warmUp, [source, runAs, out], target);
 }
 
 /**
@@ -92,9 +93,18 @@ export async function installBundle(o: {
   readonly at: string;
   readonly start: string;
   readonly workDir: string;
+  /** An image of another arch: its Node.js runs under QEMU's user-mode emulator. */
+  readonly target?: NodeTarget;
 }): Promise<void> {
   await mkdir(join(o.tree, dirname(o.at)), { recursive: true });
   await copyFile(o.bundle, join(o.tree, o.at));
-  await writeCodeCache(o.node, o.bundle, o.at, join(o.tree, codeCacheFile(o.at)), o.workDir);
+  await writeCodeCache(
+    o.node,
+    o.bundle,
+    o.at,
+    join(o.tree, codeCacheFile(o.at)),
+    o.workDir,
+    o.target,
+  );
   await writeFile(join(o.tree, o.start), startFileSource(o.at));
 }

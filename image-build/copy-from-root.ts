@@ -27,6 +27,10 @@ export async function installTools(
   alsoLibrariesOf: readonly string[] = [],
 ): Promise<void> {
   const paths = tools.map((t) => join(inputs.root, t));
-  const libraries = await resolveLibraries([...paths, ...alsoLibrariesOf], inputs.root);
+  const libraries = await resolveLibraries(
+    [...paths, ...alsoLibrariesOf],
+    inputs.root,
+    inputs.arch,
+  );
   for (const path of [...paths, ...libraries]) await copyFromRoot(inputs.root, path, tree);
 }

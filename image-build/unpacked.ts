@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type Arch, archFacts } from "../common/arch.ts";
+import { type Arch, archFacts, DEFAULT_ARCH } from "../common/arch.ts";
 import { NO_PROGRESS, type Progress } from "../common/progress.ts";
 import {
   defaultCacheDir,
@@ -14,13 +14,9 @@ import {
   unpackDebs,
 } from "./inputs/index.ts";
 
-/**
- * The unpacked inputs of arch `A`. Unqualified, it is amd64's, whose `ipxe` is always there,
- * as before arm64; code that takes either arch says `UnpackedInputs<Arch>` and sees
- * `ipxe: string | undefined`.
- */
-export interface UnpackedInputs<A extends Arch = "amd64"> {
-  readonly arch: A;
+/** The unpacked inputs of one arch. */
+export interface UnpackedInputs {
+  readonly arch: Arch;
   /** The unpacked packages, like a root filesystem. */
   readonly root: string;
   /** `6.1.0-57-amd64` */
@@ -35,7 +31,7 @@ export interface UnpackedInputs<A extends Arch = "amd64"> {
    * iPXE for UEFI that drives the NIC through the firmware (SNP): what netboot's PXE clients
    * load. Debian ships it for x86-64 only: undefined on arm64.
    */
-  readonly ipxe: A extends "amd64" ? string : undefined;
+  readonly ipxe: string | undefined;
   /** The arch's verified Node.js binary, in the cache (not in `root`). */
   readonly node: string;
 }
@@ -44,10 +40,10 @@ export interface UnpackedInputs<A extends Arch = "amd64"> {
  * The pinned inputs of `arch`, fetched the first time (`progress` says what is downloaded
  * and how much is left): every Debian package unpacked, and Node.js in the cache.
  */
-export async function requireUnpackedInputs<A extends Arch = "amd64">(
+export async function requireUnpackedInputs(
   progress: Progress = NO_PROGRESS,
-  arch: A = "amd64" as A,
-): Promise<UnpackedInputs<A>> {
+  arch: Arch = DEFAULT_ARCH,
+): Promise<UnpackedInputs> {
   const lockHash = createHash("sha256")
     .update(await readFile(packagesLockPath(arch)))
     .digest("hex")
@@ -77,9 +73,7 @@ export async function requireUnpackedInputs<A extends Arch = "amd64">(
     systemdBoot: join(efi, facts.systemdBoot),
     efiStub: join(efi, facts.efiStub),
     busybox: join(root, "bin", "busybox"),
-    ipxe: (arch === "amd64"
-      ? join(root, "usr/lib/ipxe/snponly.efi")
-      : undefined) as UnpackedInputs<A>["ipxe"],
+    ipxe: arch === "amd64" ? join(root, "usr/lib/ipxe/snponly.efi") : undefined,
     node,
   };
 }

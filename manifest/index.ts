@@ -17,3 +17,4 @@ export type {
   SecureBootSettings,
   StorageRole,
 } from "./types.ts";
+export { machineArch } from "./types.ts";

@@ -27,6 +27,7 @@ export const MACHINE_KEYS = [
   "system_disk",
   "reboot_policy",
   "match",
+  "arch",
 ] as const;
 export const MATCH_KEYS = ["mac", "serial", "uuid"] as const;
 export const MODULE_KEYS = ["name", "parameters"] as const;

@@ -142,7 +142,7 @@ routes = [{ to = "0.0.0.0/0", via = "10.0.40.1", metric = 5 }]
 
   it("says that an interface's key written in the machine belongs in an interface", () => {
     expect(errors("mtu = 9000\n")).toEqual([
-      'f.toml:8:1: unknown key "mtu" in [[machines]] ("mtu" belongs in a [[machines.interfaces]] table; allowed here: name, role, ports, nameservers, interfaces, modules, system_disk, reboot_policy, match)',
+      'f.toml:8:1: unknown key "mtu" in [[machines]] ("mtu" belongs in a [[machines.interfaces]] table; allowed here: name, role, ports, nameservers, interfaces, modules, system_disk, reboot_policy, match, arch)',
     ]);
   });
 

@@ -2,6 +2,7 @@
 // sizes in bytes, deep-readonly. Key names are the file's own, so the JSON that
 // `manifest check --json` prints reads like the TOML an operator wrote.
 
+import { type Arch, DEFAULT_ARCH } from "../common/arch.ts";
 import type { InterfaceDeclaration } from "../common/network-declaration.ts";
 
 export type MachineRole = "leader" | "follower";
@@ -53,6 +54,13 @@ export interface Machine {
   readonly reboot_policy: RebootPolicy;
   /** The hardware that is this machine, for liken.install=auto. */
   readonly match?: MachineMatch;
+  /** Its processor's arch, when the manifest names one; machineArch() reads amd64 without. */
+  readonly arch?: Arch;
+}
+
+/** The arch of `machine`: amd64 unless the manifest says otherwise. */
+export function machineArch(machine: Pick<Machine, "arch">): Arch {
+  return machine.arch ?? DEFAULT_ARCH;
 }
 
 /** Every key given must agree; `mac` agrees when any NIC of the machine has one of them. */

@@ -1,6 +1,7 @@
 // One [[machines]] entry: its name, role, ports, network, modules, system disk and reboot
 // policy.
 
+import { ARCHES, type Arch, isArch } from "../common/arch.ts";
 import {
   dnsLabelHint,
   INTERFACE_NAME_RULE,
@@ -29,11 +30,12 @@ export function readMachine(ck: Check, entry: TomlTable, path: KeyPath): Machine
     entry.system_disk === undefined ? undefined : readDiskSelector(ck, entry, path);
   const reboot_policy = readRebootPolicy(ck, entry, path);
   const match = entry.match === undefined ? undefined : readMatch(ck, entry, path);
+  const arch = entry.arch === undefined ? undefined : readArch(ck, entry, path);
   if (name === undefined || role === undefined || ports === undefined) return undefined;
   if (network === undefined) return undefined;
   if (modules === undefined || system_disk === null || reboot_policy === undefined)
     return undefined;
-  if (match === null) return undefined;
+  if (match === null || arch === null) return undefined;
   return {
     name,
     role,
@@ -44,7 +46,30 @@ export function readMachine(ck: Check, entry: TomlTable, path: KeyPath): Machine
     ...(system_disk === undefined ? {} : { system_disk }),
     reboot_policy,
     ...(match === undefined ? {} : { match }),
+    ...(arch === undefined ? {} : { arch }),
   };
+}
+
+// A stick and a release are built for one arch (docs/image.md, Arches): the machine's says
+// which of them install it.
+function readArch(ck: Check, entry: TomlTable, path: KeyPath): Arch | null {
+  const arch = ck.optionalString(
+    entry,
+    path,
+    "arch",
+    "arch",
+    'write arch = "amd64" or arch = "arm64"',
+  );
+  if (arch === undefined) return null;
+  if (!isArch(arch)) {
+    ck.error(
+      ck.valuePos([...path, "arch"]),
+      `arch ${JSON.stringify(arch)} is not an architecture liken builds for`,
+      allowedHint(arch, ARCHES),
+    );
+    return null;
+  }
+  return arch;
 }
 
 function readName(ck: Check, entry: TomlTable, path: KeyPath): string | undefined {

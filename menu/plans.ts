@@ -4,6 +4,7 @@
 import type { Disk } from "../hardware/disks/index.ts";
 import type { TpmPresence } from "../hardware/tpm/presence.ts";
 import { planInstall, planResultOf } from "../installer/plan/plan-install.ts";
+import type { PlanInput } from "../installer/plan/plan-layout.ts";
 import type { PlanResult } from "../installer/plan/types.ts";
 import { planRepair, survivingMember } from "../installer/repair/plan-repair.ts";
 import type { Manifest } from "../manifest/index.ts";
@@ -12,7 +13,7 @@ import type { MachinePlans } from "./types.ts";
 export function planMachines(
   disks: readonly Disk[],
   manifest: Manifest,
-  release: { readonly version: string; readonly rootfsSize: number } | undefined,
+  release: PlanInput["release"],
   newInstallId: () => string,
   /** Where each mirror member's system partitions end (mirror-system-end.ts), by its path. */
   systemEnds: ReadonlyMap<string, number> = new Map(),

@@ -3,10 +3,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LikenError, usageError } from "../../common/errors.ts";
+import { archOf, archOption } from "../arch-option.ts";
 import { requireManifest } from "../load-manifest.ts";
 import { requireOutFolder } from "../out-folder.ts";
 import { verbProgress } from "../progress.ts";
-import { requireReleaseOf } from "../release-of-manifest.ts";
+import { machinesOfOtherArch, requireReleaseOf } from "../release-of-manifest.ts";
 import type { Verb } from "../verb.ts";
 
 export const imageVerb: Verb = {
@@ -62,6 +63,7 @@ from its menu instead. A manifest with [secure_boot] is refused without --sign.`
       value: "DIR",
       summary: "sign for Secure Boot with the keys in DIR, and enroll them in setup mode",
     },
+    archOption("the machines it installs: the release's arch, which this only confirms"),
   ],
   async run(args, io) {
     const { manifest, release, out, append, sign } = args.options;
@@ -72,7 +74,7 @@ from its menu instead. A manifest with [secure_boot] is refused without --sign.`
     if (typeof out !== "string")
       throw usageError("missing --out FILE", "see liken-stick image --help");
     const cluster = await requireManifest(manifest, "image", io);
-    await requireReleaseOf(cluster, manifest, release);
+    const releaseInfo = await requireReleaseOf(cluster, manifest, release, archOf(args.options));
     await requireOutFolder(out, "image");
     if (cluster.secureBoot && typeof sign !== "string")
       throw new LikenError({
@@ -107,9 +109,11 @@ from its menu instead. A manifest with [secure_boot] is refused without --sign.`
     }
     io.out(
       out.endsWith(".iso")
-        ? `Built the stick as an ISO, ${out}.\n`
-        : `Built the stick ${out} (and ${out}.bmap).\n`,
+        ? `Built the ${releaseInfo.arch} stick as an ISO, ${out}.\n`
+        : `Built the ${releaseInfo.arch} stick ${out} (and ${out}.bmap).\n`,
     );
+    const others = machinesOfOtherArch(cluster, releaseInfo);
+    if (others) io.out(`${others}\n`);
     return 0;
   },
 };

@@ -4,10 +4,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { usageError } from "../../common/errors.ts";
+import { archOf, archOption } from "../arch-option.ts";
 import { requireManifest } from "../load-manifest.ts";
 import { requireOutFolder } from "../out-folder.ts";
 import { verbProgress } from "../progress.ts";
-import { requireReleaseOf } from "../release-of-manifest.ts";
+import { machinesOfOtherArch, requireReleaseOf } from "../release-of-manifest.ts";
 import type { Verb } from "../verb.ts";
 
 const FORMATS = ["dnsmasq", "matchbox", "tinkerbell"] as const;
@@ -66,6 +67,7 @@ what it installed: liken.wipe=1 is refused.`,
       value: "NAME",
       summary: "also write the configuration of: dnsmasq (default), matchbox, tinkerbell",
     },
+    archOption("the machines it boots: the release's arch, which this only confirms"),
     {
       name: "sign",
       type: "string",
@@ -85,7 +87,7 @@ what it installed: liken.wipe=1 is refused.`,
     if (!(FORMATS as readonly string[]).includes(chosen))
       throw usageError(`--format ${chosen} is not one of ${FORMATS.join(", ")}`, help);
     const cluster = await requireManifest(manifest, "netboot", io);
-    await requireReleaseOf(cluster, manifest, release);
+    const releaseInfo = await requireReleaseOf(cluster, manifest, release, archOf(args.options));
     await requireOutFolder(out, "netboot");
     const keys =
       typeof sign === "string"
@@ -113,7 +115,9 @@ what it installed: liken.wipe=1 is refused.`,
       progress.end();
       await rm(workDir, { recursive: true, force: true });
     }
-    io.out(`Wrote the netboot folder ${out}; serve it at ${url}.\n`);
+    io.out(`Wrote the ${releaseInfo.arch} netboot folder ${out}; serve it at ${url}.\n`);
+    const others = machinesOfOtherArch(cluster, releaseInfo);
+    if (others) io.out(`${others}\n`);
     return 0;
   },
 };

@@ -2,7 +2,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DEFAULT_ARCH } from "../../common/arch.ts";
 import { usageError } from "../../common/errors.ts";
+import { archOf, archOption } from "../arch-option.ts";
 import { requireOutFolder } from "../out-folder.ts";
 import { verbProgress } from "../progress.ts";
 import type { Verb } from "../verb.ts";
@@ -35,6 +37,7 @@ the signature.`,
       summary: "the release's version, e.g. 1.0.0 (required)",
     },
     { name: "out", type: "string", value: "DIR", summary: "where to write the release (required)" },
+    archOption("the machines it boots: amd64 (the default) or arm64"),
     {
       name: "sign",
       type: "string",
@@ -48,6 +51,7 @@ the signature.`,
       throw usageError("missing --version V", "see liken-stick release --help");
     if (typeof out !== "string")
       throw usageError("missing --out DIR", "see liken-stick release --help");
+    const arch = archOf(args.options) ?? DEFAULT_ARCH;
     await requireOutFolder(out, "release");
     const keys =
       typeof sign === "string"
@@ -61,6 +65,7 @@ the signature.`,
       await buildRelease({
         version,
         out,
+        arch,
         ...(keys ? { sign: keys } : {}),
         epoch: buildEpoch(),
         workDir,
@@ -70,7 +75,9 @@ the signature.`,
       progress.end();
       await rm(workDir, { recursive: true, force: true });
     }
-    io.out(`Built release ${version} in ${out}${keys ? `, signed with ${sign}/db.key` : ""}.\n`);
+    io.out(
+      `Built release ${version} for ${arch} in ${out}${keys ? `, signed with ${sign}/db.key` : ""}.\n`,
+    );
     return 0;
   },
 };

@@ -60,7 +60,7 @@ const BOOT_PATH = [
   "dm_crypt",
 ];
 
-let inputs: UnpackedInputs<"arm64">;
+let inputs: UnpackedInputs;
 let scratch: string;
 beforeAll(async () => {
   inputs = await requireUnpackedInputs(NO_PROGRESS, "arm64");

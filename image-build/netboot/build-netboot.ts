@@ -7,9 +7,10 @@ import { copyFile, cp, mkdir, readdir, readFile, rename, rm, writeFile } from "n
 import { dirname, join, resolve } from "node:path";
 import { LikenError } from "../../common/errors.ts";
 import { NO_PROGRESS, numberedSteps, type Progress } from "../../common/progress.ts";
+import { requireRelease } from "../../formats/release.ts";
 import type { Manifest } from "../../manifest/types.ts";
 import type { KeySet } from "../secure-boot/keys.ts";
-import { signedBootFiles } from "../secure-boot/uki.ts";
+import { pinnedUki, signedBootFiles } from "../secure-boot/uki.ts";
 import {
   buildStickParts,
   requireNoWipe,
@@ -60,6 +61,13 @@ export async function buildNetboot(o: NetbootOptions): Promise<void> {
       what: `${o.format} boots machines through iPXE, which Secure Boot does not run, and the build is signed`,
       hint: "build without --sign for the engine, or serve liken.efi by UEFI HTTP boot with the dnsmasq configuration",
     });
+  const { arch } = await requireRelease(o.releaseDir);
+  if (o.format !== "dnsmasq" && arch !== "amd64")
+    throw new LikenError({
+      kind: "refused",
+      what: `${o.format} boots machines through iPXE, which Debian builds for amd64 only, and the release is for ${arch} machines`,
+      hint: "build the dnsmasq folder (--format dnsmasq): its firmware loads liken.efi by UEFI PXE or HTTP boot",
+    });
   if (o.format !== "dnsmasq" && machinesByMac(o.cluster).length === 0)
     throw new LikenError({
       kind: "refused",
@@ -84,33 +92,36 @@ export async function buildNetboot(o: NetbootOptions): Promise<void> {
     { kind: "net" },
     step,
   );
+  // Debian builds iPXE for x86-64 only: an arm64 firmware loads the unified kernel image,
+  // signed or not, as a signed amd64 one does.
+  const ipxe = o.sign ? undefined : inputs.ipxe;
+  const uki = ipxe === undefined;
   step(
-    o.sign
-      ? `writing ${o.out}: the payload, liken.efi signed, dnsmasq.conf`
+    uki
+      ? `writing ${o.out}: the payload, liken.efi${o.sign ? " signed" : ""}, dnsmasq.conf`
       : `writing ${o.out}: the payload, the kernel, the initramfs, iPXE, dnsmasq.conf`,
   );
   const staging = `${o.out}.partial`;
   await rm(staging, { recursive: true, force: true });
   await mkdir(staging, { recursive: true });
   await cp(payload, join(staging, NETBOOT_PAYLOAD), { recursive: true });
-  const cmdline = stickCmdline(o.append);
+  const cmdline = stickCmdline(inputs.arch, o.append);
   const title = `liken netboot: cluster ${o.cluster.cluster}, release ${o.cluster.release.version}`;
-  if (o.sign) {
-    // The payload's URL is fixed at build time: the firmware runs the image as signed.
-    const { uki } = await signedBootFiles(
-      inputs,
-      {
-        initrd: await readFile(initrd),
-        cmdline: `${cmdline} liken.payload=${url}${NETBOOT_PAYLOAD}`,
-        osRelease: 'ID=liken\nNAME=liken\nPRETTY_NAME="liken netboot"\n',
-      },
-      o.sign.signers.db,
-    );
-    await writeFile(join(staging, NETBOOT_UKI), uki);
+  if (ipxe === undefined) {
+    // The payload's URL is fixed at build time: the firmware runs the image as it is.
+    const image = {
+      initrd: await readFile(initrd),
+      cmdline: `${cmdline} liken.payload=${url}${NETBOOT_PAYLOAD}`,
+      osRelease: 'ID=liken\nNAME=liken\nPRETTY_NAME="liken netboot"\n',
+    };
+    const bytes = o.sign
+      ? (await signedBootFiles(inputs, image, o.sign.signers.db)).uki
+      : await pinnedUki(inputs, image);
+    await writeFile(join(staging, NETBOOT_UKI), bytes);
   } else {
     await copyFile(inputs.vmlinuz, join(staging, NETBOOT_KERNEL));
     await copyFile(initrd, join(staging, NETBOOT_INITRD));
-    await copyFile(inputs.ipxe, join(staging, NETBOOT_IPXE));
+    await copyFile(ipxe, join(staging, NETBOOT_IPXE));
     await writeFile(join(staging, "boot.ipxe"), bootIpxe({ title, cmdline }));
   }
   await writeFile(
@@ -119,8 +130,9 @@ export async function buildNetboot(o: NetbootOptions): Promise<void> {
       title,
       url,
       tftpRoot: resolve(o.out),
-      firmwareLoads: o.sign ? NETBOOT_UKI : NETBOOT_IPXE,
-      ipxe: !o.sign,
+      firmwareLoads: uki ? NETBOOT_UKI : NETBOOT_IPXE,
+      ipxe: !uki,
+      arch: inputs.arch,
     }),
   );
   for (const file of exportFiles(o, url, cmdline)) {

@@ -51,7 +51,7 @@ describe("netboot", () => {
     const out = join(dir, "folder");
     const result = await netboot(out, "--append", "liken.install=auto");
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe(`Wrote the netboot folder ${out}; serve it at ${URL}.\n`);
+    expect(result.stdout).toBe(`Wrote the amd64 netboot folder ${out}; serve it at ${URL}.\n`);
     // What it did, step by step, on stderr (a log here: no terminal): stdout is the result.
     expect(result.stderr.match(/^liken-stick netboot: \[\d\/6\] .*$/gm)).toEqual([
       "liken-stick netboot: [1/6] the pinned inputs: Debian packages and Node.js",
@@ -184,7 +184,7 @@ describe("image --out FILE.iso", () => {
         "image",
         ...["--manifest", MANIFEST, "--release", release, "--out", iso],
       ]);
-      expect(r.stdout).toBe(`Built the stick as an ISO, ${iso}.\n`);
+      expect(r.stdout).toBe(`Built the amd64 stick as an ISO, ${iso}.\n`);
     }
     const [a, b] = await Promise.all(isos.map((f) => readFile(f)));
     expect(b?.equals(a ?? Buffer.alloc(0))).toBe(true);

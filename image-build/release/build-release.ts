@@ -7,6 +7,7 @@
 // (variant.ts), applied at named points of the same path.
 import { chmod, copyFile, mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { type Arch, archFacts, DEFAULT_ARCH } from "../../common/arch.ts";
 import { NO_PROGRESS, numberedSteps, type Progress } from "../../common/progress.ts";
 import { signedKernelOptions } from "../../formats/boot-entries.ts";
 import { RELEASE_UKI, type Verity } from "../../formats/release.ts";
@@ -23,7 +24,6 @@ import {
   type FirmwareFile,
   readModuleIndex,
   releaseBootModules,
-  requireNodeBinary,
 } from "../inputs/index.ts";
 import { installModules } from "../modules-install.ts";
 import { nodeReadAhead } from "../node-read-ahead.ts";
@@ -80,6 +80,7 @@ export const RELEASE_MODULES = [
   // watchdogs, loaded by modalias (softdog when none matches): QEMU's i6300esb, Intel's
   // TCO (through lpc_ich), AMD's, the ACPI WDAT table's, and IPMI's on servers with a BMC
   "i6300esb",
+  "sbsa_gwdt", // the SBSA generic watchdog of Arm servers (ACPI GTDT); arm64 only
   "lpc_ich",
   "iTCO_wdt",
   "sp5100_tco",
@@ -116,6 +117,8 @@ export interface ReleaseOptions {
   readonly sign?: KeySet;
   /** Every timestamp in the outputs (SOURCE_DATE_EPOCH). */
   readonly epoch: number;
+  /** The machines it boots; amd64 by default. */
+  readonly arch?: Arch;
   readonly workDir: string;
   /** What the build is doing, for a person waiting on it. */
   readonly progress?: Progress;
@@ -125,7 +128,8 @@ export async function buildRelease(o: ReleaseOptions): Promise<void> {
   const progress = o.progress ?? NO_PROGRESS;
   const step = numberedSteps(progress, o.sign ? 6 : 5);
   step("the pinned inputs: Debian packages and Node.js");
-  const inputs = await requireUnpackedInputs(progress);
+  const arch = o.arch ?? DEFAULT_ARCH;
+  const inputs: UnpackedInputs = await requireUnpackedInputs(progress, arch);
   await mkdir(o.out, { recursive: true });
 
   step("building the initramfs: busybox, blkid, dmsetup and the boot path's modules (zstd -22)");
@@ -136,7 +140,7 @@ export async function buildRelease(o: ReleaseOptions): Promise<void> {
   await installTools(inputs, tree, INITRAMFS_TOOLS);
   await writeFile(
     join(tree, "init"),
-    releaseInit(o.version, STORAGE_MODULES, await nodeReadAhead(await requireNodeBinary())),
+    releaseInit(o.version, STORAGE_MODULES, await nodeReadAhead(inputs.node)),
     { mode: 0o755 },
   );
   await mkdir(join(tree, "etc/modprobe.d"), { recursive: true });
@@ -158,16 +162,16 @@ export async function buildRelease(o: ReleaseOptions): Promise<void> {
       inputs,
       {
         initrd: await readFile(join(o.out, "initrd.img")),
-        cmdline: signedKernelOptions(root.verity),
+        cmdline: signedKernelOptions(root.verity, arch),
         osRelease: osRelease(o.version),
       },
       o.sign.signers.db,
     );
-    await writeFile(join(o.out, "systemd-bootx64.efi"), loader);
+    await writeFile(join(o.out, archFacts(arch).systemdBoot), loader);
     variantOf(o).afterSigning(signed);
     await writeFile(join(o.out, RELEASE_UKI), signed);
   } else {
-    await copyFile(inputs.systemdBoot, join(o.out, "systemd-bootx64.efi"));
+    await copyFile(inputs.systemdBoot, join(o.out, archFacts(arch).systemdBoot));
     await rm(join(o.out, RELEASE_UKI), { force: true });
   }
   step("writing boot-modules.json and release.toml");
@@ -179,7 +183,14 @@ export async function buildRelease(o: ReleaseOptions): Promise<void> {
     firmware,
   );
   await writeFile(join(o.out, "boot-modules.json"), `${JSON.stringify(listed, null, 2)}\n`);
-  await writeReleaseToml(o.out, o.version, inputs.kernelVersion, root.verity, o.sign !== undefined);
+  await writeReleaseToml(
+    o.out,
+    o.version,
+    inputs.kernelVersion,
+    root.verity,
+    o.sign !== undefined,
+    arch,
+  );
 }
 
 // The root: busybox, Node.js with its libraries, the boot agent, the init and the health
@@ -202,7 +213,7 @@ async function buildRootfs(
   await mkdir(join(tree, "usr/bin"), { recursive: true });
   await copyFile(inputs.busybox, join(tree, "bin", "busybox"));
   await writeFile(join(tree, "sbin/init"), rootInit(variantOf(o)), { mode: 0o755 });
-  const node = await requireNodeBinary();
+  const { node } = inputs;
   await copyFile(node, join(tree, "usr/bin/node"));
   await chmod(join(tree, "usr/bin/node"), 0o755);
   // The root's tools and their libraries, with Node.js's: iproute2's ip builds the declared
@@ -220,6 +231,7 @@ async function buildRootfs(
     at: AGENT_BUNDLE,
     start: AGENT_START,
     workDir: o.workDir,
+    target: { arch: inputs.arch, sysroot: inputs.root },
   });
   await writeFile(
     join(tree, "etc/liken/release.json"),

@@ -3,6 +3,7 @@
 // into the root's /sbin/init (docs/rollback.md, What a release's root does). During a
 // trial a watchdog is armed in its first lines, and every failure resets the machine; on
 // the proven slot a failure holds the console with what to do, so a machine never loops.
+import { SERIAL_CONSOLES } from "../../common/arch.ts";
 import {
   BOOT_ROOT,
   INITRAMFS_MODULES,
@@ -23,6 +24,7 @@ import { type ReadAhead, readAheadSh, warmStartSh } from "../node-read-ahead.ts"
 export function watchdogOptions(): string {
   return [
     "options i6300esb heartbeat=15",
+    "options sbsa_gwdt timeout=30",
     "options iTCO_wdt heartbeat=30",
     "options sp5100_tco heartbeat=30",
     "options wdat_wdt timeout=30",
@@ -34,7 +36,7 @@ export function watchdogOptions(): string {
 
 /** say (a line on the screen and the first serial port) and hold: both of a release's inits. */
 export const RELEASE_SAY_AND_HOLD = `say() {
-  for c in /dev/tty0 /dev/ttyS0; do [ -c "$c" ] && echo "$*" > "$c" 2>/dev/null; done
+  for c in /dev/tty0 ${SERIAL_CONSOLES.map((c) => `/dev/${c}`).join(" ")}; do [ -c "$c" ] && echo "$*" > "$c" 2>/dev/null; done
 }
 
 hold() {

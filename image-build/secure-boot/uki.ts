@@ -28,16 +28,28 @@ export function buildUki(p: UkiParts): Buffer {
   ]);
 }
 
-/** systemd-boot and a unified kernel image on the pinned kernel, both signed with db. */
-export async function signedBootFiles(
-  inputs: UnpackedInputs,
-  image: { readonly initrd: Buffer; readonly cmdline: string; readonly osRelease: string },
-  db: Signer,
-): Promise<{ readonly loader: Buffer; readonly uki: Buffer }> {
-  const uki = buildUki({
+/** What a unified kernel image holds besides the pinned kernel and stub. */
+export interface UkiImage {
+  readonly initrd: Buffer;
+  readonly cmdline: string;
+  readonly osRelease: string;
+}
+
+/** A unified kernel image on the pinned kernel and systemd's stub, unsigned. */
+export async function pinnedUki(inputs: UnpackedInputs, image: UkiImage): Promise<Buffer> {
+  return buildUki({
     stub: await readFile(inputs.efiStub),
     kernel: await readFile(inputs.vmlinuz),
     ...image,
   });
+}
+
+/** systemd-boot and a unified kernel image on the pinned kernel, both signed with db. */
+export async function signedBootFiles(
+  inputs: UnpackedInputs,
+  image: UkiImage,
+  db: Signer,
+): Promise<{ readonly loader: Buffer; readonly uki: Buffer }> {
+  const uki = await pinnedUki(inputs, image);
   return { loader: signPe(await readFile(inputs.systemdBoot), db), uki: signPe(uki, db) };
 }

@@ -19,10 +19,11 @@ import {
   writeFile,
 } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { type Arch, archFacts } from "../../common/arch.ts";
 import { LikenError } from "../../common/errors.ts";
 import { NO_PROGRESS, numberedSteps, type Progress } from "../../common/progress.ts";
 import { MIB } from "../../common/size.ts";
-import { loaderConf } from "../../formats/boot-entries.ts";
+import { consoleOptions, loaderConf } from "../../formats/boot-entries.ts";
 import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
 import { STICK_PCI_IDS } from "../../formats/pci-ids.ts";
 import type { Verity } from "../../formats/release.ts";
@@ -40,12 +41,7 @@ import { copyFromRoot, installTools } from "../copy-from-root.ts";
 import { buildFatImage } from "../fat-image.ts";
 import { buildGptImage } from "../gpt-image.ts";
 import { buildInitramfs } from "../initramfs.ts";
-import {
-  netbootModules,
-  readModuleIndex,
-  requireNodeBinary,
-  stickModules,
-} from "../inputs/index.ts";
+import { netbootModules, readModuleIndex, stickModules } from "../inputs/index.ts";
 import { writeStickPciIds } from "../inputs/pci-names.ts";
 import { installModules } from "../modules-install.ts";
 import { nodeReadAhead } from "../node-read-ahead.ts";
@@ -289,9 +285,10 @@ export async function buildStickParts(
   medium: StickMedium,
   step: (what: string) => void,
 ): Promise<StickParts> {
-  if (o.sign) await requireReleaseSignedBy(await requireRelease(o.releaseDir), o.sign.keys);
-  step("the pinned inputs: Debian packages and Node.js");
-  const inputs = await requireUnpackedInputs(o.progress);
+  const release = await requireRelease(o.releaseDir);
+  if (o.sign) await requireReleaseSignedBy(release, o.sign.keys);
+  step(`the pinned inputs: Debian packages and Node.js for ${release.arch}`);
+  const inputs = await requireUnpackedInputs(o.progress, release.arch);
   const enrolls = medium.kind !== "net" && o.sign?.enroll === "force";
   const { payload, verity, releaseVerity } = await buildPayload(inputs, o, enrolls, step);
   step(
@@ -446,7 +443,7 @@ async function buildStickInitrd(
       releaseRoot: { path: "release/rootfs.img", ...releaseVerity, fstype: "erofs" },
       checksumsFile: "/etc/liken/payload.sha256",
       // The stick's Node.js, which is the release's whenever they are the same bytes.
-      nodeReadAhead: await nodeReadAhead(await requireNodeBinary()),
+      nodeReadAhead: await nodeReadAhead(inputs.node),
     }),
     { mode: 0o755 },
   );
@@ -468,7 +465,7 @@ async function buildStickEsp(
   await mkdir(join(esp, "EFI/BOOT"), { recursive: true });
   await mkdir(join(esp, "loader/entries"), { recursive: true });
   await mkdir(join(esp, "liken"), { recursive: true });
-  const cmdline = stickCmdline(o.append);
+  const cmdline = stickCmdline(inputs.arch, o.append);
   const entry = ["title liken install stick"];
   if (o.sign) {
     const db = o.sign.keys.signers.db;
@@ -477,7 +474,7 @@ async function buildStickEsp(
       { initrd: await readFile(initrd), cmdline, osRelease: STICK_OS_RELEASE },
       db,
     );
-    await writeFile(join(esp, "EFI/BOOT/BOOTX64.EFI"), loader);
+    await writeFile(join(esp, archFacts(inputs.arch).removableLoader), loader);
     await writeFile(join(esp, STICK_UKI), uki);
     entry.push(`efi /${STICK_UKI}`);
     // With "force" the stick's Linux enrolls them, once it read the TPM's event log: a
@@ -496,7 +493,7 @@ async function buildStickEsp(
     // cannot be reached: its db takes this, and the stick then boots with its keys kept.
     await writeFile(join(esp, STICK_DB_CERTIFICATE), db.certificate);
   } else {
-    await copyFile(inputs.systemdBoot, join(esp, "EFI/BOOT/BOOTX64.EFI"));
+    await copyFile(inputs.systemdBoot, join(esp, archFacts(inputs.arch).removableLoader));
     await copyFile(inputs.vmlinuz, join(esp, "liken/vmlinuz"));
     await copyFile(initrd, join(esp, "liken/initrd.img"));
     entry.push("linux /liken/vmlinuz", "initrd /liken/initrd.img", `options ${cmdline}`);
@@ -507,8 +504,8 @@ async function buildStickEsp(
 }
 
 /** The stick's kernel command line: its consoles, and `append` (liken.install=NAME, ...). */
-export function stickCmdline(append: readonly string[] = []): string {
-  return ["console=tty0", "console=ttyS0,115200", "panic=30", ...append].join(" ");
+export function stickCmdline(arch: Arch, append: readonly string[] = []): string {
+  return [...consoleOptions(arch), "panic=30", ...append].join(" ");
 }
 
 /** The signed stick's unified kernel image on its ESP. */
@@ -537,7 +534,7 @@ async function buildStickRoot(
   await writeFile(join(tree, "init"), stickRootInit(), { mode: 0o755 });
 
   // The app: Node.js and the bundle, started by a one-line wrapper.
-  const node = await requireNodeBinary();
+  const { node } = inputs;
   await mkdir(join(tree, "usr/bin"), { recursive: true });
   await mkdir(join(tree, "usr/lib/liken-stick"), { recursive: true });
   await copyFile(node, join(tree, "usr/bin/node"));
@@ -548,6 +545,7 @@ async function buildStickRoot(
     at: STICK_BUNDLE,
     start: STICK_START,
     workDir,
+    target: { arch: inputs.arch, sysroot: inputs.root },
   });
   // The report's PCI names, trimmed to what the stick's drivers bind, beside the bundle.
   await writeStickPciIds(inputs.root, join(tree, dirname(STICK_BUNDLE).slice(1), STICK_PCI_IDS));
@@ -563,7 +561,11 @@ async function buildStickRoot(
     "gconv-modules.cache",
     "gconv-modules.d/gconv-modules-extra.conf",
   ]) {
-    await copyFromRoot(inputs.root, join(inputs.root, "usr/lib/x86_64-linux-gnu/gconv", f), tree);
+    await copyFromRoot(
+      inputs.root,
+      join(inputs.root, "usr/lib", archFacts(inputs.arch).multiarch, "gconv", f),
+      tree,
+    );
   }
   // Terminal descriptions for the menu: the screen (linux) and serial terminals.
   await cp(join(inputs.root, "lib/terminfo"), join(tree, "lib/terminfo"), {

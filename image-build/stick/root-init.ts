@@ -5,6 +5,7 @@
 // on the screen and on the serial console.
 // PID 1 never exits: a kernel whose init ends panics.
 import { dirname } from "node:path";
+import { SERIAL_CONSOLES } from "../../common/arch.ts";
 import { STICK_DRIVERS_LOADING } from "../../formats/boot-interface.ts";
 import { PAYLOAD_MOUNT, STICK_PAYLOAD, STICK_RUN } from "../../formats/stick-payload.ts";
 import { codeCacheFile } from "../code-cache.ts";
@@ -124,10 +125,11 @@ fi
 
 # The menu on the screen and on the first serial port where each is there, each started
 # again if it ends: a menu nobody can see costs the other one its start on a small machine.
-# A screen is a console other than the kernel's dummy one; a ttyS0 of type 0 is a port no
-# UART answers. With neither, the menu goes on tty1 all the same.
+# A screen is a console other than the kernel's dummy one; the serial port is a PC's ttyS0
+# or an Arm server's PL011 (ttyAMA0), and one of type 0 is a port no UART answers. With
+# neither, the menu goes on tty1 all the same.
 start_menu() {
-  term=linux; [ "$1" = ttyS0 ] && term=vt220
+  term=linux; [ "$1" != tty1 ] && term=vt220
   (while :; do TERM=$term setsid -c liken-stick menu <"/dev/$1" >"/dev/$1" 2>&1; sleep 1; done) &
 }
 has_screen() {
@@ -136,11 +138,14 @@ has_screen() {
   done
   return 1
 }
-has_uart() {
-  [ -c /dev/ttyS0 ] && [ "$(cat /sys/class/tty/ttyS0/type 2>/dev/null)" != 0 ]
+first_uart() {
+  for u in ${SERIAL_CONSOLES.join(" ")}; do
+    [ -c "/dev/$u" ] && [ "$(cat "/sys/class/tty/$u/type" 2>/dev/null)" != 0 ] && echo "$u" && return
+  done
 }
-has_uart && start_menu ttyS0
-if has_screen || ! has_uart; then
+UART=$(first_uart)
+[ -n "$UART" ] && start_menu "$UART"
+if has_screen || [ -z "$UART" ]; then
   start_menu tty1
 else
   # A screen whose driver loads by modalias (a BMC's VGA without the firmware's

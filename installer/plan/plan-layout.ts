@@ -2,12 +2,19 @@
 // the layout an install writes, or to the reason none can be made. No I/O, no clock, no
 // randomness (the install id comes in), so the same inputs always give the same layout and
 // an interrupted install resumes with exactly the table it started.
+import { type Arch, DEFAULT_ARCH } from "../../common/arch.ts";
 import { partitionLabel } from "../../common/partition-labels.ts";
 import { formatSize, formatSizeShort, MIB } from "../../common/size.ts";
 import { PARTITION_TYPES } from "../../formats/gpt-types.ts";
 import { partitionUuidFor, tableIdFor } from "../../formats/install-ids.ts";
 import type { Disk } from "../../hardware/disks/types.ts";
-import type { DiskSelector, Machine, Manifest, StorageRole } from "../../manifest/types.ts";
+import {
+  type DiskSelector,
+  type Machine,
+  type Manifest,
+  machineArch,
+  type StorageRole,
+} from "../../manifest/types.ts";
 import {
   holding,
   holdsInstall,
@@ -38,8 +45,15 @@ export interface PlanInput {
   readonly disks: readonly Disk[];
   readonly manifest: Manifest;
   readonly machine: string;
-  /** The release to install; without it the slot size is checked against nothing. */
-  readonly release?: { readonly version: string; readonly rootfsSize: number };
+  /**
+   * The release to install; without it the slot size and the arch are checked against
+   * nothing. A release without an arch is amd64's.
+   */
+  readonly release?: {
+    readonly version: string;
+    readonly rootfsSize: number;
+    readonly arch?: Arch;
+  };
   readonly wipe: boolean;
   /**
    * Other clusters whose disks a wipe may erase, because the operator named them
@@ -61,8 +75,8 @@ export function planLayout(input: PlanInput): PlanResult {
   if (!machine) return unknownMachine(manifest, input.machine);
   const version = input.release?.version ?? manifest.release.version;
   const slot = alignUp(manifest.layout.slot);
-  if (input.release && input.release.rootfsSize > slot)
-    return releaseTooLarge(version, input.release.rootfsSize, slot);
+  const unfit = input.release && releaseUnfit(input.release, machine, version, slot);
+  if (unfit) return unfit;
 
   const leftOut: LeftOut[] = [];
   const candidates = judgeDisks(input, machine, leftOut);
@@ -131,6 +145,27 @@ function releaseTooLarge(version: string, rootfsSize: number, slot: number): Pla
     "ReleaseTooLarge",
     `release ${version}'s root filesystem (${formatSize(rootfsSize)}) is larger than a slot (${formatSize(slot)})`,
     "raise [layout] slot in the manifest, or build a smaller release",
+    [],
+  );
+}
+
+// A release too large for a slot, or of another arch than the machine's: a stick or a
+// folder serves the arch of the release it carries, and a machine of the other arch could
+// not start what would be written.
+function releaseUnfit(
+  release: NonNullable<PlanInput["release"]>,
+  machine: Machine,
+  version: string,
+  slot: number,
+): PlanResult | undefined {
+  if (release.rootfsSize > slot) return releaseTooLarge(version, release.rootfsSize, slot);
+  const releaseArch = release.arch ?? DEFAULT_ARCH;
+  const arch = machineArch(machine);
+  if (arch === releaseArch) return undefined;
+  return fail(
+    "OtherArch",
+    `machine ${machine.name} is an ${arch} machine (its arch in the manifest), and release ${version} is for ${releaseArch} machines`,
+    `install it from a stick built from an ${arch} release (liken-stick release --arch ${arch}), or correct its arch in the manifest`,
     [],
   );
 }

@@ -84,6 +84,7 @@ export type PlanFailureReason =
   | "MirrorMemberMissing"
   | "NoTpm"
   | "RecoveryKeyNowhere"
+  | "OtherArch"
   | "DiskTooSmall"
   | "DiskBusy"
   | "DiskChanged"
