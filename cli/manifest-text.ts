@@ -61,6 +61,7 @@ function machineLines(machine: Machine): string[] {
     lines.push(`system_disk = { ${parts.join(", ")} }`);
   }
   lines.push(`reboot_policy = ${q(machine.reboot_policy)}`);
+  if (machine.arch) lines.push(`arch = ${q(machine.arch)}`);
   if (machine.match) {
     const { mac, serial, uuid } = machine.match;
     const parts = [

@@ -16,6 +16,32 @@ const MAKERS: readonly [RegExp, string][] = [
   [/centaur|zhaoxin/i, "Zhaoxin"],
 ];
 
+// Arm CPUs name no model in /proc/cpuinfo: the MIDR's implementer and part numbers say who
+// made the core and which it is (Arm's MIDR_EL1 description; the kernel's
+// arch/arm64/include/asm/cputype.h). The cores of servers in racks today.
+const ARM_IMPLEMENTERS: Readonly<Record<string, string>> = {
+  "0x41": "Arm",
+  "0x43": "Cavium",
+  "0x48": "HiSilicon",
+  "0x4e": "NVIDIA",
+  "0x50": "Applied Micro",
+  "0x51": "Qualcomm",
+  "0x61": "Apple",
+  "0xc0": "Ampere",
+};
+const ARM_PARTS: Readonly<Record<string, string>> = {
+  "0x41/0xd03": "Cortex-A53",
+  "0x41/0xd07": "Cortex-A57",
+  "0x41/0xd08": "Cortex-A72",
+  "0x41/0xd0c": "Neoverse N1",
+  "0x41/0xd40": "Neoverse V1",
+  "0x41/0xd49": "Neoverse N2",
+  "0x41/0xd4f": "Neoverse V2",
+  "0x43/0x0af": "ThunderX2",
+  "0x48/0xd01": "Kunpeng 920",
+  "0xc0/0xac3": "AmpereOne",
+};
+
 /** /proc/cpuinfo's blocks, one a logical CPU, as key → value. */
 function cpuBlocks(text: string): Map<string, string>[] {
   return text
@@ -36,7 +62,9 @@ export function parseCpuinfo(text: string, maxKHz?: number): CpuReport | null {
   const cpus = cpuBlocks(text);
   const first = cpus[0];
   if (!first) return null;
-  const model = (first.get("model name") ?? "")
+  const implementer = first.get("CPU implementer")?.toLowerCase();
+  const arch = implementer ? "arm64" : first.has("vendor_id") ? "amd64" : null;
+  const model = (first.get("model name") ?? armModel(first, implementer) ?? "")
     .replace(/\((R|TM|C)\)/gi, " ")
     .replace(/\bCPU\b/g, " ")
     .replace(/\s+/g, " ")
@@ -57,13 +85,21 @@ export function parseCpuinfo(text: string, maxKHz?: number): CpuReport | null {
   const rated = /@\s*([\d.]+)\s*GHz/i.exec(model)?.[1];
   const speedMax = maxKHz ? Math.round(maxKHz / 10_000) / 100 : rated ? Number(rated) : null;
   return {
-    manufacturer: maker,
+    arch,
+    manufacturer: implementer ? (ARM_IMPLEMENTERS[implementer] ?? null) : maker,
     brand: brand.replace(/\s*@\s*[\d.]+\s*GHz/i, "") || null,
     cores: cpus.length,
     physicalCores: cores.size,
     sockets: packages.size,
     speedMax,
   };
+}
+
+// The core's name, or its part number when the table above does not know it.
+function armModel(cpu: Map<string, string>, implementer: string | undefined): string | undefined {
+  const part = cpu.get("CPU part")?.toLowerCase();
+  if (!implementer || !part) return undefined;
+  return ARM_PARTS[`${implementer}/${part}`] ?? `part ${part}`;
 }
 
 /** MemTotal of /proc/meminfo, in bytes. */

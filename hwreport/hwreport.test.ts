@@ -292,6 +292,7 @@ const inventory = async (): Promise<Inventory> => ({
     },
   },
   cpu: {
+    arch: "amd64",
     manufacturer: "Intel",
     brand: "Core i7-10700",
     cores: 16,

@@ -93,7 +93,7 @@ function cpuAndMemory(r: HwReport): string {
   const c = r.cpu;
   return section("CPU and memory", [
     c
-      ? `cpu         ${[c.manufacturer, c.brand].filter(Boolean).join(" ") || "unknown"}, ${c.cores} threads, ${c.physicalCores} cores, ${c.sockets} socket${c.sockets === 1 ? "" : "s"}${c.speedMax ? `, up to ${c.speedMax} GHz` : ""}`
+      ? `cpu         ${c.arch ? `${c.arch}: ` : ""}${[c.manufacturer, c.brand].filter(Boolean).join(" ") || "unknown"}, ${c.cores} threads, ${c.physicalCores} cores, ${c.sockets} socket${c.sockets === 1 ? "" : "s"}${c.speedMax ? `, up to ${c.speedMax} GHz` : ""}`
       : "cpu         not read",
     `memory      ${r.memory ? formatSizeShort(r.memory.total) : "not read"}`,
   ]);

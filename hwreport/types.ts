@@ -1,6 +1,7 @@
 // The hardware report: the `hwreport --json` value (docs/hwreport.md is its schema, and
 // changes to it are changes to a contract). Every field is present; what was not found is
 // null, never an empty string.
+import type { Arch } from "../common/arch.ts";
 import type { InterfaceKind } from "../common/network-declaration.ts";
 import type { LldpNeighbor } from "../formats/lldp.ts";
 import type { Verdict } from "../hardware/disks/types.ts";
@@ -194,6 +195,8 @@ export interface TpmReport {
 }
 
 export interface CpuReport {
+  /** amd64 or arm64 as /proc/cpuinfo shows it (an x86 vendor_id, an Arm implementer); null otherwise. */
+  readonly arch: Arch | null;
   readonly manufacturer: string | null;
   readonly brand: string | null;
   readonly cores: number;

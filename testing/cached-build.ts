@@ -3,6 +3,7 @@
 import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
+import type { Arch } from "../common/arch.ts";
 import type { Progress } from "../common/progress.ts";
 import { repoRoot } from "../common/repo-root.ts";
 import { buildEpoch } from "../image-build/epoch.ts";
@@ -24,19 +25,26 @@ const SOURCE_FILES = ["package-lock.json"];
 /** A release: its version and the test knobs it is built with (testing/release-variant.ts). */
 export type ReleaseRecipe = ReleaseKnobs & {
   readonly version: string;
+  /** The machines it boots; amd64 without (the key of amd64's builds stays as before). */
+  readonly arch?: Arch;
   /** A key folder (liken-stick keys): a release signed for Secure Boot. */
   readonly signKeys?: string;
 };
 
 /** `progress` hears of a build, not of a hit: a hit costs a hash of the sources. */
 export async function cachedRelease(recipe: ReleaseRecipe, progress?: Progress): Promise<string> {
-  const { signKeys, ...unsigned } = recipe;
+  const { signKeys, arch, ...knobs } = recipe;
   const keys = signKeys ? await readKeys(signKeys) : undefined;
-  const key = { ...unsigned, keys: signKeys ? await keysHash(signKeys) : null };
+  const key = {
+    ...knobs,
+    ...(arch ? { arch } : {}),
+    keys: signKeys ? await keysHash(signKeys) : null,
+  };
   return cached("release", key, async (out, workDir) => {
     await buildRelease({
       version: recipe.version,
-      variant: releaseVariant(recipe.version, unsigned),
+      ...(arch ? { arch } : {}),
+      variant: releaseVariant(recipe.version, knobs),
       ...(keys ? { sign: keys } : {}),
       ...(progress ? { progress } : {}),
       out,

@@ -40,7 +40,9 @@ export function execaModule(): Promise<typeof import("execa")> {
  * emulation from execa's call to its result, each one after it a tenth of a second.
  */
 export async function warmUpPrograms(): Promise<void> {
-  await run(process.execPath, ["--version"]);
+  // The build host's true(1), not process.execPath: an arm64 image's Node.js runs here under
+  // QEMU's user-mode emulator, and a host without binfmt_misc cannot start it again.
+  await run("true", []);
 }
 
 /** A tool that failed, was killed, timed out, or is not installed. */
