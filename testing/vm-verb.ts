@@ -1,17 +1,23 @@
 // `npm run vm -- [--stick FILE] [--disk SIZE[,BUS] | --disk FILE[,BUS]]... [--memory MIB]
-// [--nics N] [--system-serial TEXT] [--accel tcg|kvm] [--keep]` (scripts/vm.ts), a developer's
-// tool and not a verb of the stick's command, which has no QEMU: boots a stick and/or disks in
-// QEMU with the serial console on this terminal, the way a person tries a stick before
-// writing it, or looks at an installed disk. The machine looks like a server: onboard NICs
-// the guest names eno1, eno2, ... and an SMBIOS serial, so the stick's hardware report finds
-// the port a manifest declares (examples/cluster.toml's leader-1: eno1) and a serial to save
-// the report under.
+// [--nics N] [--system-serial TEXT] [--accel tcg|kvm] [--arch amd64|arm64] [--keep]`
+// (scripts/vm.ts), a developer's tool and not a verb of the stick's command, which has no
+// QEMU: boots a stick and/or disks in QEMU with the serial console on this terminal, the way
+// a person tries a stick before writing it, or looks at an installed disk. The machine looks
+// like a server: onboard NICs the guest names eno1, eno2, ... and an SMBIOS serial, so the
+// stick's hardware report finds the port a manifest declares (examples/cluster.toml's
+// leader-1: eno1) and a serial to save the report under. `--arch arm64` boots an Arm
+// server (QEMU's virt), and without a stick builds the example's arm64 one.
 import { copyFile, mkdtemp, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { Verb } from "../cli/verb.ts";
+import { archOf, archOption } from "../cli/arch-option.ts";
+import type { Io, Verb } from "../cli/verb.ts";
+import { type Arch, archFacts, DEFAULT_ARCH } from "../common/arch.ts";
 import { LikenError, usageError } from "../common/errors.ts";
-import { formatSize, MIB } from "../common/size.ts";
+import { createProgress } from "../common/progress.ts";
+import { formatSize, GIB, MIB } from "../common/size.ts";
+import { cachedRelease, cachedStick } from "./cached-build.ts";
+import { writeArm64Example } from "./example-manifest-arm64.ts";
 import {
   type Accel,
   chooseAccel,
@@ -66,16 +72,57 @@ const MAX_NICS = 8;
  * acpi-index N behind a PCIe root port of its own: QEMU 7.2 gives the index to a q35 guest
  * only there (testing/qemu/machine.ts, NicSpec), and udev then names the NIC enoN, as on a server's
  * first onboard ports (test/qemu/boot-ports.test.ts boots the same NIC and reads eno1).
+ * virt gives a guest no acpi-index, so an arm64 VM's NICs have no onboard name: their
+ * root ports are PCIe hotplug slots 64 and up, and udev names them ens64 and up (nicNames).
  */
-export function serverParts(count: number, serial: string): Pick<VmSpec, "nics" | "system"> {
+export function serverParts(
+  count: number,
+  serial: string,
+  arch: Arch = DEFAULT_ARCH,
+): Pick<VmSpec, "nics" | "system"> {
   return {
-    nics: Array.from({ length: count }, (_, i) => ({
-      model: "virtio" as const,
-      acpiIndex: i + 1,
-      rootPort: true,
-    })),
+    nics: Array.from({ length: count }, (_, i) =>
+      arch === "arm64"
+        ? { model: "virtio" as const, rootPort: true }
+        : { model: "virtio" as const, acpiIndex: i + 1, rootPort: true },
+    ),
     system: { serial },
   };
+}
+
+/** The names the guest gives serverParts()'s NICs (pure). */
+export function nicNames(count: number, arch: Arch = DEFAULT_ARCH): string[] {
+  return Array.from({ length: count }, (_, i) =>
+    arch === "arm64" ? `ens${64 + i}` : `eno${i + 1}`,
+  );
+}
+
+/** The blank disk the example's stick boots beside, as `npm start`'s (leader-1 needs 26 GiB). */
+const EXAMPLE_DISK: DiskOption = { kind: "new", bytes: 32 * GIB, bus: "virtio" };
+
+/** What a VM boots: the stick given, or the arm64 example's stick built first; then the disks. */
+export interface VmMedia {
+  readonly stick:
+    | { readonly kind: "file"; readonly path: string }
+    | { readonly kind: "arm64-example" }
+    | undefined;
+  readonly disks: readonly DiskOption[];
+}
+
+/**
+ * What to boot from --stick and --disk (pure). With neither, amd64 has nothing to boot, and
+ * arm64 boots the stick of examples/cluster.toml's machines as arm64 ones, with a blank
+ * 32 GiB disk, as `npm start` boots amd64's: there is no arm64 `npm start`.
+ */
+export function planMedia(
+  arch: Arch,
+  stick: string | undefined,
+  disks: readonly DiskOption[],
+): VmMedia {
+  if (stick !== undefined) return { stick: { kind: "file", path: stick }, disks };
+  if (disks.length > 0) return { stick: undefined, disks };
+  if (arch === "arm64") return { stick: { kind: "arm64-example" }, disks: [EXAMPLE_DISK] };
+  throw usageError("nothing to boot", "give --stick FILE and/or --disk SIZE|FILE");
 }
 
 export const vmVerb: Verb = {
@@ -110,7 +157,16 @@ variables writable only from SMM, as on a server).
 
 Acceleration is TCG unless a probe boots OVMF under KVM to its first console line
 (on many hosts /dev/kvm exists and guests still fail). --accel, or LIKEN_ACCEL=tcg|kvm
-in the environment, decides instead. The exit code is QEMU's.`,
+in the environment, decides instead. The exit code is QEMU's.
+
+--arch arm64 boots an Arm server instead: QEMU's virt under AAVMF (Debian's
+qemu-efi-aarch64; plain or microsoft, it has no setup-mode build) and TCG on this
+host, the console on ttyAMA0 (the PL011). virt gives no onboard NIC names: the NICs
+sit in PCIe hotplug slots and are ens64 and up. Without --stick and --disk it builds
+release 1.0.0 for arm64 and a stick from examples/cluster.toml with arch = "arm64" on
+every machine and leader-1's port as ens64 (written to
+~/.cache/liken-stick/examples/cluster-arm64.toml; both builds cached after the
+first time), and boots it with a blank 32G disk, as npm start boots amd64's.`,
   options: [
     { name: "stick", type: "string", value: "FILE", summary: "the stick image (boots first)" },
     {
@@ -150,21 +206,22 @@ in the environment, decides instead. The exit code is QEMU's.`,
       value: "TEXT",
       summary: `the machine's SMBIOS system serial (${DEFAULT_SYSTEM_SERIAL})`,
     },
+    archOption("the machine: amd64 (q35, OVMF; the default) or arm64 (virt, AAVMF, TCG)"),
     { name: "keep", type: "boolean", summary: "keep the VM's folder (variables, new disks)" },
   ],
   async run(args, io) {
-    const stick = typeof args.options.stick === "string" ? args.options.stick : undefined;
-    const diskOptions = ((args.options.disk as readonly string[] | undefined) ?? []).map(
-      parseDiskOption,
+    const arch = archOf(args.options) ?? DEFAULT_ARCH;
+    const media = planMedia(
+      arch,
+      typeof args.options.stick === "string" ? args.options.stick : undefined,
+      ((args.options.disk as readonly string[] | undefined) ?? []).map(parseDiskOption),
     );
-    if (stick === undefined && diskOptions.length === 0) {
-      throw usageError("nothing to boot", "give --stick FILE and/or --disk SIZE|FILE");
-    }
+    const diskOptions = media.disks;
     const memoryMiB = parseMemory(args.options.memory);
     const nics = parseNics(args.options.nics);
     const systemSerial = parseSystemSerial(args.options["system-serial"]);
     const wantedAccel = parseAccel(args.options.accel);
-    if (stick !== undefined) await requireImage(stick, "--stick");
+    if (media.stick?.kind === "file") await requireImage(media.stick.path, "--stick");
     for (const d of diskOptions) if (d.kind === "file") await requireImage(d.path, "--disk");
     const kind = args.options.firmware ?? "plain";
     if (kind !== "plain" && kind !== "setup-mode" && kind !== "microsoft")
@@ -172,25 +229,30 @@ in the environment, decides instead. The exit code is QEMU's.`,
         `--firmware ${String(kind)}: not a firmware`,
         "use plain, setup-mode or microsoft",
       );
-    const firmware = await requireOvmf(undefined, kind).catch((error: Error) => {
+    const firmware = await requireOvmf(undefined, kind, arch).catch((error: Error) => {
       throw new LikenError({
         kind: "failed",
         what: error.message.replace(/; install.*$/, ""),
-        hint: "install the Debian package ovmf",
+        hint: firmwareHint(arch, kind),
       });
     });
-    const choice = await chooseAccel(wantedAccel).catch((error: Error) => {
+    const choice = await chooseAccel(wantedAccel, arch).catch((error: Error) => {
       throw new LikenError({
         kind: "failed",
         what: error.message.replace(/ \(.*\)$/, ""),
-        hint: "set LIKEN_ACCEL to tcg or kvm, or unset it",
+        hint:
+          arch === "arm64"
+            ? "leave --accel out: arm64 runs under TCG on this host"
+            : "set LIKEN_ACCEL to tcg or kvm, or unset it",
       });
     });
     const accel = choice.accel;
+    const stick =
+      media.stick?.kind === "arm64-example" ? await buildArm64ExampleStick(io) : media.stick?.path;
 
     const scratch = await mkdtemp(join(tmpdir(), "liken-vm-"));
     try {
-      const vars = join(scratch, "OVMF_VARS.fd");
+      const vars = join(scratch, arch === "arm64" ? "AAVMF_VARS.fd" : "OVMF_VARS.fd");
       await copyFile(firmware.varsTemplate, vars);
       const disks: VmDisk[] = [];
       for (const [i, d] of diskOptions.entries()) {
@@ -207,21 +269,22 @@ in the environment, decides instead. The exit code is QEMU's.`,
       }
       const kvm = accel === "kvm" ? "KVM" : "TCG";
       io.err(
-        `liken-stick vm: QEMU q35, ${kvm} (${choice.why}), ${memoryMiB} MiB, firmware ${kind}${stick ? `, stick ${stick} (USB, first to boot)` : ""}\n`,
+        `liken-stick vm: QEMU ${arch === "arm64" ? "virt (arm64)" : "q35"}, ${kvm} (${choice.why}), ${memoryMiB} MiB, firmware ${kind}${stick ? `, stick ${stick} (USB, first to boot)` : ""}\n`,
       );
-      const ports = Array.from({ length: nics }, (_, i) => `eno${i + 1}`).join(", ") || "none";
+      const ports = nicNames(nics, arch).join(", ") || "none";
       io.err(`liken-stick vm: NICs ${ports} (virtio-net); SMBIOS serial ${systemSerial}\n`);
       io.err(
-        "liken-stick vm: the serial console follows; Ctrl-A X quits, Ctrl-A C is the monitor\n",
+        `liken-stick vm: the serial console${arch === "arm64" ? ` (${archFacts(arch).serialConsole})` : ""} follows; Ctrl-A X quits, Ctrl-A C is the monitor\n`,
       );
       const qemu = await startQemu(
         {
+          ...(arch === "arm64" ? { arch } : {}),
           accel,
           firmware: { code: firmware.code, vars, smm: firmware.smm },
           ...(stick ? { stick: resolve(stick) } : {}),
           disks,
           memoryMiB,
-          ...serverParts(nics, systemSerial),
+          ...serverParts(nics, systemSerial, arch),
           serial: { kind: "stdio" },
         },
         { stdin: "inherit", stdout: "inherit", stderr: "inherit" },
@@ -235,6 +298,34 @@ in the environment, decides instead. The exit code is QEMU's.`,
     }
   },
 };
+
+function firmwareHint(arch: Arch, kind: string): string {
+  if (arch === "amd64") return "install the Debian package ovmf";
+  if (kind === "setup-mode")
+    return "Debian 12's qemu-efi-aarch64 has no setup-mode build: give --firmware plain or microsoft";
+  return "install the Debian package qemu-efi-aarch64";
+}
+
+/** Release 1.0.0 for arm64 and the arm64 example's stick, from the build cache when there. */
+async function buildArm64ExampleStick(io: Io): Promise<string> {
+  const manifest = await writeArm64Example();
+  io.err(
+    `liken-stick vm: release 1.0.0 for arm64 and the stick of ${manifest} (cached after the first time)\n`,
+  );
+  // Each build says what it does and how much is left, with a bar on a terminal.
+  const progress = (what: string) =>
+    createProgress(`liken-stick vm: ${what}`, {
+      write: (text) => io.err(text),
+      ...(process.stderr.isTTY ? { columns: process.stderr.columns || 80 } : {}),
+    });
+  const releaseProgress = progress("release 1.0.0 (arm64)");
+  const release = await cachedRelease({ version: "1.0.0", arch: "arm64" }, releaseProgress);
+  releaseProgress.end();
+  const stickProgress = progress("the arm64 stick");
+  const stick = await cachedStick({ manifest, releaseDir: release }, stickProgress);
+  stickProgress.end();
+  return stick;
+}
 
 function parseAccel(value: unknown): Accel | undefined {
   if (value === undefined) return undefined;
