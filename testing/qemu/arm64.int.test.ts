@@ -202,9 +202,11 @@ describe("requireOvmf for arm64", () => {
     for (const [name, d] of Object.entries(DESCRIPTORS)) {
       await writeFile(join(dir, name), JSON.stringify(descriptor(dir, d)));
     }
-    for (const file of ["AAVMF_CODE.fd", "AAVMF_CODE.ms.fd", "AAVMF_VARS.fd", "AAVMF_VARS.ms.fd"]) {
+    for (const file of ["AAVMF_CODE.fd", "AAVMF_VARS.fd", "AAVMF_VARS.ms.fd"]) {
       await writeFile(join(dir, file), "");
     }
+    // As Debian ships it: the code of Microsoft's descriptor is the plain code.
+    await symlink("AAVMF_CODE.fd", join(dir, "AAVMF_CODE.ms.fd"));
     await writeFile(join(dir, "OVMF_CODE.fd"), "");
     await writeFile(join(dir, "OVMF_VARS.fd"), "");
   });
@@ -228,15 +230,44 @@ describe("requireOvmf for arm64", () => {
     expect((await requireOvmf(dir)).code).toBe(join(dir, "OVMF_CODE.fd"));
   });
 
-  it("takes AAVMF with Microsoft's keys, and names the setup-mode build Debian does not ship", async () => {
+  it("takes AAVMF with Microsoft's keys, and for setup mode the plain AAVMF whose code Microsoft's names", async () => {
     expect(await requireOvmf(dir, "microsoft", "arm64")).toMatchObject({
       code: join(dir, "AAVMF_CODE.ms.fd"),
       varsTemplate: join(dir, "AAVMF_VARS.ms.fd"),
       smm: false,
     });
-    await expect(requireOvmf(dir, "setup-mode", "arm64")).rejects.toThrow(
-      `no AAVMF firmware for virt (setup-mode) in ${dir} (${join(dir, "40-edk2-aarch64-secure-enrolled.json")}: has enrolled-keys (not setup-mode); ${join(dir, "50-edk2-aarch64-secure.json")}: cannot read ${join(dir, "AAVMF_CODE.secboot.fd")};`,
+    const setup = await requireOvmf(dir, "setup-mode", "arm64");
+    expect(setup).toMatchObject({
+      code: join(dir, "AAVMF_CODE.fd"),
+      varsTemplate: join(dir, "AAVMF_VARS.fd"),
+      descriptor: join(dir, "60-edk2-aarch64.json"),
+      smm: false,
+    });
+    expect(setup.skipped.map((s) => s.reason)).toContain(
+      `cannot read ${join(dir, "AAVMF_CODE.secboot.fd")}`,
     );
+  });
+
+  it("refuses setup mode when the plain code is another file than the Secure Boot one", async () => {
+    const other = await mkdtemp(join(tmpdir(), "liken-aavmf-other-"));
+    try {
+      for (const [name, d] of Object.entries(DESCRIPTORS)) {
+        await writeFile(join(other, name), JSON.stringify(descriptor(other, d)));
+      }
+      for (const file of [
+        "AAVMF_CODE.fd",
+        "AAVMF_CODE.ms.fd",
+        "AAVMF_VARS.fd",
+        "AAVMF_VARS.ms.fd",
+      ]) {
+        await writeFile(join(other, file), "");
+      }
+      await expect(requireOvmf(other, "setup-mode", "arm64")).rejects.toThrow(
+        `no AAVMF firmware for virt (setup-mode) in ${other} (${join(other, "40-edk2-aarch64-secure-enrolled.json")}: has enrolled-keys (not setup-mode); ${join(other, "50-edk2-aarch64-secure.json")}: cannot read ${join(other, "AAVMF_CODE.secboot.fd")};`,
+      );
+    } finally {
+      await rm(other, { recursive: true, force: true });
+    }
   });
 });
 

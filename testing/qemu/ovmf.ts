@@ -1,7 +1,7 @@
 // OVMF, the UEFI firmware the VMs boot, found through QEMU's firmware descriptors: OVMF for
 // amd64's q35, AAVMF (edk2's ArmVirtQemu, Debian's qemu-efi-aarch64) for arm64's virt.
 import { constants } from "node:fs";
-import { access, readdir, readFile } from "node:fs/promises";
+import { access, readdir, readFile, realpath } from "node:fs/promises";
 import { join } from "node:path";
 import type { Arch } from "../../common/arch.ts";
 
@@ -118,9 +118,12 @@ export function ovmfMismatch(
  * (file name order; for plain amd64 on Debian 12 that is 60-edk2-x86_64.json, after
  * skipping the two Secure Boot ones). Throws with every reason when none fits.
  *
- * Debian 12's qemu-efi-aarch64 (2022.11-6+deb12u2) has no setup-mode build: its
- * 50-edk2-aarch64-secure.json names AAVMF_CODE.secboot.fd, which the package does not ship,
- * so `setup-mode` for arm64 throws, naming that file.
+ * A `setup-mode` build no descriptor names may still be there: a plain descriptor whose code
+ * is the very file a Secure Boot descriptor names is that Secure Boot build, and its empty
+ * variable store is setup mode. Debian 12's qemu-efi-aarch64 (2022.11-6+deb12u2) is so: its
+ * 50-edk2-aarch64-secure.json names AAVMF_CODE.secboot.fd, which it does not ship, and
+ * AAVMF_CODE.ms.fd is a link to the plain AAVMF_CODE.fd, so plain AAVMF with its empty
+ * AAVMF_VARS.fd enforces Secure Boot once a PK is enrolled.
  */
 export async function requireOvmf(
   dir = FIRMWARE_DESCRIPTORS,
@@ -131,15 +134,40 @@ export async function requireOvmf(
     .filter((n) => n.endsWith(".json"))
     .sort();
   const skipped: { descriptor: string; reason: string }[] = [];
+  const read: { descriptor: string; d: Descriptor }[] = [];
   for (const name of names) {
     const descriptor = join(dir, name);
-    let d: Descriptor;
     try {
-      d = JSON.parse(await readFile(descriptor, "utf8")) as Descriptor;
+      read.push({ descriptor, d: JSON.parse(await readFile(descriptor, "utf8")) as Descriptor });
     } catch (error) {
       skipped.push({ descriptor, reason: `unreadable: ${(error as Error).message}` });
-      continue;
     }
+  }
+  const smm = FIRMWARE[arch].secure.includes("requires-smm") && kind !== "plain";
+  const own = await firstReadable(read, kind, arch);
+  skipped.push(...own.skipped);
+  if (own.found) return { ...own.found, skipped, smm };
+  if (kind === "setup-mode") {
+    const same = await plainSecureBootBuild(read, arch);
+    if (same) return { ...same, skipped, smm };
+  }
+  const why = skipped.map((s) => `${s.descriptor}: ${s.reason}`).join("; ");
+  const { name, package: pkg } = FIRMWARE[arch];
+  throw new Error(
+    `no ${name} (${kind}) in ${dir}${why ? ` (${why})` : ""}; install the Debian package ${pkg}`,
+  );
+}
+
+type Found = Pick<Ovmf, "code" | "varsTemplate" | "descriptor">;
+
+/** The first descriptor of `kind` whose files can be read, and why the others did not fit. */
+async function firstReadable(
+  read: readonly { descriptor: string; d: Descriptor }[],
+  kind: OvmfKind,
+  arch: Arch,
+): Promise<{ found?: Found; skipped: { descriptor: string; reason: string }[] }> {
+  const skipped: { descriptor: string; reason: string }[] = [];
+  for (const { descriptor, d } of read) {
     const mismatch = ovmfMismatch(d, kind, arch);
     if (mismatch) {
       skipped.push({ descriptor, reason: mismatch });
@@ -155,14 +183,24 @@ export async function requireOvmf(
       skipped.push({ descriptor, reason: `cannot read ${missing.join(", ")}` });
       continue;
     }
-    const smm = FIRMWARE[arch].secure.includes("requires-smm") && kind !== "plain";
-    return { code, varsTemplate, descriptor, skipped, smm };
+    return { found: { code, varsTemplate, descriptor }, skipped };
   }
-  const why = skipped.map((s) => `${s.descriptor}: ${s.reason}`).join("; ");
-  const { name, package: pkg } = FIRMWARE[arch];
-  throw new Error(
-    `no ${name} (${kind}) in ${dir}${why ? ` (${why})` : ""}; install the Debian package ${pkg}`,
-  );
+  return { skipped };
+}
+
+/**
+ * The plain build with its empty variables when its code is the same file as the code of a
+ * Secure Boot build with enrolled keys: that is setup mode. Undefined otherwise.
+ */
+async function plainSecureBootBuild(
+  read: readonly { descriptor: string; d: Descriptor }[],
+  arch: Arch,
+): Promise<Found | undefined> {
+  const plain = (await firstReadable(read, "plain", arch)).found;
+  const enrolled = (await firstReadable(read, "microsoft", arch)).found;
+  if (!plain || !enrolled) return undefined;
+  const [a, b] = await Promise.all([realpath(plain.code), realpath(enrolled.code)]);
+  return a === b ? plain : undefined;
 }
 
 async function isReadable(path: string): Promise<boolean> {
