@@ -160,13 +160,13 @@ Acceleration is TCG unless a probe boots OVMF under KVM to its first console lin
 in the environment, decides instead. The exit code is QEMU's.
 
 --arch arm64 boots an Arm server instead: QEMU's virt under AAVMF (Debian's
-qemu-efi-aarch64; plain or microsoft, it has no setup-mode build) and TCG on this
-host, the console on ttyAMA0 (the PL011). virt gives no onboard NIC names: the NICs
-sit in PCIe hotplug slots and are ens64 and up. Without --stick and --disk it builds
-release 1.0.0 for arm64 and a stick from examples/cluster.toml with arch = "arm64" on
-every machine and leader-1's port as ens64 (written to
-~/.cache/liken-stick/examples/cluster-arm64.toml; both builds cached after the
-first time), and boots it with a blank 32G disk, as npm start boots amd64's.`,
+qemu-efi-aarch64) and TCG on this host, the console on ttyAMA0 (the PL011). virt
+gives no onboard NIC names: the NICs sit in PCIe hotplug slots and are ens64 and
+up. Without --stick and --disk it builds release 1.0.0 for arm64 and a stick from
+examples/cluster.toml with arch = "arm64" on every machine and leader-1's port as
+ens64 (written to ~/.cache/liken-stick/examples/cluster-arm64.toml; both builds
+cached after the first time), and boots it with a blank 32G disk, as npm start
+boots amd64's.`,
   options: [
     { name: "stick", type: "string", value: "FILE", summary: "the stick image (boots first)" },
     {
@@ -233,7 +233,7 @@ first time), and boots it with a blank 32G disk, as npm start boots amd64's.`,
       throw new LikenError({
         kind: "failed",
         what: error.message.replace(/; install.*$/, ""),
-        hint: firmwareHint(arch, kind),
+        hint: `install the Debian package ${arch === "arm64" ? "qemu-efi-aarch64" : "ovmf"}`,
       });
     });
     const choice = await chooseAccel(wantedAccel, arch).catch((error: Error) => {
@@ -298,13 +298,6 @@ first time), and boots it with a blank 32G disk, as npm start boots amd64's.`,
     }
   },
 };
-
-function firmwareHint(arch: Arch, kind: string): string {
-  if (arch === "amd64") return "install the Debian package ovmf";
-  if (kind === "setup-mode")
-    return "Debian 12's qemu-efi-aarch64 has no setup-mode build: give --firmware plain or microsoft";
-  return "install the Debian package qemu-efi-aarch64";
-}
 
 /** Release 1.0.0 for arm64 and the arm64 example's stick, from the build cache when there. */
 async function buildArm64ExampleStick(io: Io): Promise<string> {
