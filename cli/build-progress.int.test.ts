@@ -19,7 +19,7 @@ describe("liken-stick release", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe(`Built release 2.0.0 for amd64 in ${out}.\n`);
     expect(r.stderr.match(/^liken-stick release: \[\d\/\d\] .*$/gm)).toEqual([
-      "liken-stick release: [1/5] the pinned inputs: Debian packages and Node.js",
+      "liken-stick release: [1/5] the pinned inputs: Debian packages and Node.js for amd64",
       "liken-stick release: [2/5] building the initramfs: busybox, blkid, dmsetup and the boot path's modules (zstd -22)",
       "liken-stick release: [3/5] building the root: Node.js, the boot agent and its code cache, the NIC drivers",
       "liken-stick release: [4/5] compressing the root into rootfs.img (erofs), with its dm-verity hash tree",

@@ -62,4 +62,39 @@ describe("two builds from the same inputs", () => {
       await sha256(join(dir, "stick-1.img.bmap")),
     );
   }, 300_000);
+
+  it("give the same arm64 release, stick and netboot folder, its Node.js's code cache made under emulation", async () => {
+    for (const n of [1, 2]) {
+      await buildRelease({
+        version: "1.0.0",
+        arch: "arm64",
+        out: join(dir, `arm64-release-${n}`),
+        epoch: 1_700_000_000,
+        workDir: join(dir, `work-ar${n}`),
+      });
+    }
+    const release = await digests(join(dir, "arm64-release-1"));
+    expect(Object.keys(release)).toEqual([
+      "boot-modules.json",
+      "initrd.img",
+      "release.toml",
+      "rootfs.img",
+      "systemd-bootaa64.efi",
+      "vmlinuz",
+    ]);
+    expect(await digests(join(dir, "arm64-release-2"))).toEqual(release);
+
+    for (const n of [1, 2]) {
+      await buildStick({
+        manifest: "test/fixtures/manifests/good/small-arm64.toml",
+        releaseDir: join(dir, "arm64-release-1"),
+        out: join(dir, `arm64-stick-${n}.img`),
+        epoch: 1_700_000_000,
+        workDir: join(dir, `work-as${n}`),
+      });
+    }
+    expect(await sha256(join(dir, "arm64-stick-2.img"))).toBe(
+      await sha256(join(dir, "arm64-stick-1.img")),
+    );
+  }, 300_000);
 });

@@ -54,7 +54,7 @@ describe("netboot", () => {
     expect(result.stdout).toBe(`Wrote the amd64 netboot folder ${out}; serve it at ${URL}.\n`);
     // What it did, step by step, on stderr (a log here: no terminal): stdout is the result.
     expect(result.stderr.match(/^liken-stick netboot: \[\d\/6\] .*$/gm)).toEqual([
-      "liken-stick netboot: [1/6] the pinned inputs: Debian packages and Node.js",
+      "liken-stick netboot: [1/6] the pinned inputs: Debian packages and Node.js for amd64",
       "liken-stick netboot: [2/6] building the stick's root: Node.js, liken-stick and its code cache, the tools, every driver",
       "liken-stick netboot: [3/6] linking the files the release's root holds too (read from its rootfs.img)",
       "liken-stick netboot: [4/6] compressing the stick's root (squashfs, zstd), with its dm-verity hash tree",
@@ -151,6 +151,41 @@ describe("netboot", () => {
     const hardware = await readFile(join(t, "tinkerbell/hardware.yaml"), "utf8");
     expect(hardware).toContain('mac: "52:54:00:4c:4b:12"');
     expect(hardware).toContain(`url: "${URL}boot.ipxe"`);
+  }, 600_000);
+
+  it("writes an arm64 folder whose firmware loads a unified kernel image, and refuses iPXE's engines there", async () => {
+    const arm64 = await cachedRelease({ version: "1.0.0", arch: "arm64" });
+    const out = join(dir, "arm64");
+    const args = ["--manifest", "test/fixtures/manifests/good/small-arm64.toml"];
+    const result = await cli(["netboot", ...args, "--release", arm64, "--out", out, "--url", URL]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`Wrote the arm64 netboot folder ${out}; serve it at ${URL}.\n`);
+    const files = Object.keys(await tree(out));
+    expect(files).toContain("liken.efi");
+    expect(files.filter((f) => !f.startsWith("payload/") && /ipxe|vmlinuz|initrd/.test(f))).toEqual(
+      [],
+    );
+    const uki = await readFile(join(out, "liken.efi"));
+    expect(sectionData(uki, ".cmdline")?.toString()).toContain(
+      `console=ttyAMA0,115200 panic=30 liken.payload=${URL}payload`,
+    );
+    const conf = await readFile(join(out, "dnsmasq.conf"), "utf8");
+    expect(conf).toContain("dhcp-match=set:efi-aarch64,option:client-arch,11\n");
+    expect(conf).toContain("dhcp-match=set:efi-http,option:client-arch,19\n");
+    expect(conf).toContain("dhcp-boot=tag:efi-aarch64,liken.efi\n");
+    expect(conf).not.toContain("client-arch,7");
+
+    const engine = join(dir, "arm64-matchbox");
+    const refused = await cli([
+      "netboot",
+      ...args,
+      ...["--release", arm64, "--out", engine, "--url", URL, "--format", "matchbox"],
+    ]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain(
+      "matchbox boots machines through iPXE, which Debian builds for amd64 only, and the release is for arm64 machines",
+    );
+    await expect(stat(engine)).rejects.toThrow();
   }, 600_000);
 
   it("refuses, writing nothing: liken.wipe=1, a folder of something else, an engine with a signed build", async () => {

@@ -127,8 +127,8 @@ export interface ReleaseOptions {
 export async function buildRelease(o: ReleaseOptions): Promise<void> {
   const progress = o.progress ?? NO_PROGRESS;
   const step = numberedSteps(progress, o.sign ? 6 : 5);
-  step("the pinned inputs: Debian packages and Node.js");
   const arch = o.arch ?? DEFAULT_ARCH;
+  step(`the pinned inputs: Debian packages and Node.js for ${arch}`);
   const inputs: UnpackedInputs = await requireUnpackedInputs(progress, arch);
   await mkdir(o.out, { recursive: true });
 

@@ -1,0 +1,114 @@
+// The arm64 tier (issue 44): QEMU's virt machine under AAVMF, as an Arm server boots. An
+// arm64 stick built on this amd64 host installs leader-1 unattended, sends its report,
+// whose hardware names the virtio disk and NIC with their drivers, and the installed disk
+// boots to `liken 1.0.0 slot a up`; a 2.0.0 that fails its health check is staged, tried
+// once and rejected, the machine back in slot A with RejectedLastBoot. The arm64 ISO boots
+// as a CD to the menu. The rest of the boot path is the same code as amd64's and is proven
+// there; this tier proves what differs: the loader, the kernel, the console, the drivers.
+import { copyFile, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { cachedRelease, cachedStick } from "../../testing/cached-build.ts";
+import { sparseFile } from "../disk-files.ts";
+import { condition, inspect, updateMedium } from "./boot-path.ts";
+import { startVm, stopAllVms } from "./harness.ts";
+import { type ReportServer, startReportServer } from "./report-server.ts";
+
+const MANIFEST = "test/fixtures/manifests/good/small-arm64.toml";
+const REPORT_PORT = 18795;
+const GIB = 1024 ** 3;
+const BOOT_MS = 300_000;
+
+interface Report {
+  machine: string | null;
+  hardware: {
+    cpu: { arch: string | null } | null;
+    disks: { name: string; bus: string | null; chain: { driver: string | null }[] }[];
+    nics: { kernelName: string; driver: string | null }[];
+  } | null;
+}
+
+let dir: string;
+let v1: string;
+let v2bad: string;
+let server: ReportServer<Report>;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "liken-qemu-arm64-"));
+  server = await startReportServer(REPORT_PORT);
+  v1 = await cachedRelease({ version: "1.0.0", arch: "arm64" });
+  v2bad = await cachedRelease({ version: "2.0.0", arch: "arm64", fault: "health" });
+}, 600_000);
+afterEach(stopAllVms);
+afterAll(async () => {
+  await server.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+it("installs an arm64 machine unattended, reports its virtio disk and NIC, boots it, and falls back from a failed trial", async () => {
+  const stick = await cachedStick({
+    manifest: MANIFEST,
+    releaseDir: v1,
+    append: ["liken.install=leader-1", "liken.then=reboot", `liken.report=${server.url}`],
+  });
+  const stickCopy = join(dir, "stick.img");
+  await copyFile(stick, stickCopy);
+  const disk = await sparseFile(join(dir, "leader-1.img"), 4 * GIB);
+  const vm = await startVm({
+    arch: "arm64",
+    stick: stickCopy,
+    stickWritable: true,
+    disks: [{ path: disk, bus: "virtio" }],
+    nics: ["virtio"],
+    relaunchOnReboot: true,
+  });
+  await vm.waitFor(/^liken-stick: installed as leader-1 on \/dev\/vda, install /, 600_000);
+  await vm.waitFor(`liken-stick: report sent to ${server.url} (HTTP 204)`, 120_000);
+  await vm.waitFor(/^liken 1\.0\.0 slot a up$/, BOOT_MS);
+  await vm.stop();
+  // The installed machine's console is the PL011 the kernel was told of.
+  expect(vm.console()).toMatch(/console \[ttyAMA0\] enabled/);
+
+  const report = server.reports.at(-1)!;
+  expect(report.machine).toBe("leader-1");
+  expect(report.hardware?.cpu?.arch).toBe("arm64");
+  const vda = report.hardware?.disks.find((d) => d.name === "vda");
+  expect(vda?.bus).toBe("virtio");
+  expect(vda?.chain.map((l) => l.driver)).toContain("virtio_blk");
+  expect(report.hardware?.nics.map((n) => n.driver)).toContain("virtio_net");
+
+  const installed = await inspect(disk);
+  expect(installed.slots.a).toEqual({ version: "1.0.0", hashMatches: true });
+  expect(installed.status).toMatchObject({ phase: "Running", version: "1.0.0", slot: "a" });
+
+  const medium = await updateMedium(dir, "2.0.0", v2bad);
+  const trial = await startVm({
+    arch: "arm64",
+    disks: [
+      { path: disk, bus: "virtio" },
+      { path: medium, bus: "virtio" },
+    ],
+    relaunchOnReboot: true,
+  });
+  await trial.waitFor("liken: booting 2.0.0 from slot b as its one trial", BOOT_MS);
+  await trial.waitFor("liken: trial of 2.0.0 failed: the release's own check failed", BOOT_MS);
+  await trial.waitFor(/^liken: booting 1\.0\.0 from slot a$/, BOOT_MS);
+  await trial.waitFor("liken: release 2.0.0 was rejected (HealthCheckFailed)", BOOT_MS);
+  await trial.waitFor(/^liken 1\.0\.0 slot a up$/, BOOT_MS);
+  await trial.stop();
+  const rejected = await inspect(disk);
+  expect(rejected.status).toMatchObject({ phase: "Running", version: "1.0.0", slot: "a" });
+  expect(condition(rejected, "RejectedLastBoot")).toMatchObject({
+    status: "True",
+    reason: "HealthCheckFailed",
+  });
+}, 1_800_000);
+
+it("boots the arm64 ISO as a CD to the menu", async () => {
+  const iso = await cachedStick({ manifest: MANIFEST, releaseDir: v1, iso: true });
+  const vm = await startVm({ arch: "arm64", cdrom: iso });
+  await vm.waitFor(/^liken-stick: payload \/dev\/sr0 verified$/, 180_000);
+  await vm.waitFor(/Install as leader-1/, 120_000);
+  await vm.stop();
+}, 600_000);
