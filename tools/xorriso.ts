@@ -4,6 +4,14 @@
 // reader path, the El Torito EFI boot image too, so a CD drive (a BMC's virtual media)
 // boots it by El Torito and a USB disk written with dd boots it as a GPT ESP. The payload
 // is the ISO 9660 filesystem, which both see at the start of the medium.
+//
+// El Torito counts a boot image's 512-byte sectors in 16 bits, so it names 32 MiB at most.
+// A larger ESP (arm64's: its kernel is an uncompressed 33 MB Image) gets a count of 0, and
+// edk2 then takes the image to run to the end of the ISO 9660 volume, which an appended
+// partition lies past: the firmware finds no loader on the CD. Such an ESP goes inside the
+// volume (hidden from its directories) and its GPT partition points there (`-efi-boot-part
+// --efi-boot-image`), so a CD and a USB disk boot it as they boot the appended one.
+import { stat } from "node:fs/promises";
 import { run } from "./exec.ts";
 
 export interface HybridIso {
@@ -17,7 +25,27 @@ export interface HybridIso {
   readonly epoch: number;
 }
 
+/** The most El Torito's 16-bit count of 512-byte sectors can name. */
+export const EL_TORITO_MAX_BYTES = 0xffff * 512;
+
+/** Where the ESP image lies in the ISO 9660 volume when it is too large to append. */
+export const ESP_IN_VOLUME = "/efi.img";
+
 export async function makeHybridIso(iso: HybridIso): Promise<void> {
+  const inVolume = (await stat(iso.esp)).size > EL_TORITO_MAX_BYTES;
+  const esp = inVolume
+    ? [
+        "-graft-points",
+        // -hide matches a file's path on the host, the image's here.
+        ...["-hide", iso.esp],
+        ...["-e", ESP_IN_VOLUME.slice(1), "-no-emul-boot"],
+        ...["-efi-boot-part", "--efi-boot-image"],
+      ]
+    : [
+        ...["-append_partition", "2", "0xef", iso.esp],
+        "-appended_part_as_gpt",
+        ...["-e", "--interval:appended_partition_2:all::", "-no-emul-boot"],
+      ];
   await run(
     "xorriso",
     [
@@ -26,14 +54,12 @@ export async function makeHybridIso(iso: HybridIso): Promise<void> {
       "-R", // Rock Ridge: long names, modes
       ...["-iso-level", "3"], // files past 4 GiB (a large release's root) in several extents
       ...["-V", iso.volumeLabel],
-      ...["-append_partition", "2", "0xef", iso.esp],
-      "-appended_part_as_gpt",
-      ...["-e", "--interval:appended_partition_2:all::", "-no-emul-boot"],
+      ...esp,
       // The tree's own modes, owned by root, every file dated at the epoch (by default
       // SOURCE_DATE_EPOCH leaves files their mtimes on disk).
       ...["-uid", "0", "-gid", "0"],
       ...["--set_all_file_dates", isoTimestring(iso.epoch)],
-      iso.tree,
+      ...(inVolume ? [`${ESP_IN_VOLUME}=${iso.esp}`, `/=${iso.tree}`] : [iso.tree]),
     ],
     // SOURCE_DATE_EPOCH (xorriso 1.5.2 and later) fixes every date, the volume UUID and the
     // GPT GUIDs derived from it, so two builds of the same inputs give the same bytes.

@@ -36,7 +36,7 @@ describe("qemuArgs for arm64", () => {
     expect(qemuArgs(spec)).toEqual([
       "-machine", "virt,acpi=on,gic-version=3",
       "-accel", "tcg",
-      "-cpu", "max,pauth-impdef=on",
+      "-cpu", "neoverse-n1",
       "-smp", "2",
       "-m", "2048",
       "-nodefaults",
@@ -105,7 +105,7 @@ describe("qemuArgs for arm64", () => {
       watchdog: "none",
     }).join(" ");
     expect(args).toContain(
-      "-machine virt,acpi=on,gic-version=3 -accel tcg -cpu max,pauth-impdef=on -smp 1 -m 1024",
+      "-machine virt,acpi=on,gic-version=3 -accel tcg -cpu neoverse-n1 -smp 1 -m 1024",
     );
     expect(args).toContain("-kernel /k/vmlinuz -initrd /k/initrd.img -append console=ttyAMA0");
     expect(args).not.toContain("pflash");
