@@ -8,10 +8,9 @@ import { mount, umount } from "../tools/mount.ts";
 import { HWREPORT_SCHEMA, type HwReport } from "./types.ts";
 
 describe("liken-stick hwreport", () => {
-  it("--json: every section, exit 0, in a few seconds", async () => {
-    const started = performance.now();
+  // Its speed is bench/hwreport.ts's (against inxi and lshw), not a pass/fail test's.
+  it("--json: every section, exit 0", async () => {
     const r = await cli(["hwreport", "--json"]);
-    const seconds = (performance.now() - started) / 1000;
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as HwReport;
     expect(Object.keys(report)).toEqual([
@@ -38,7 +37,6 @@ describe("liken-stick hwreport", () => {
     expect(report.cpu?.cores).toBeGreaterThan(0);
     expect(report.memory?.total).toBeGreaterThan(0);
     for (const d of report.disks) expect(d.missingModules).toBeNull();
-    expect(seconds).toBeLessThan(5);
   });
 
   it("text: problems first, then every section", async () => {
