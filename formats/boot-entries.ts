@@ -11,13 +11,14 @@ export type Slot = "a" | "b";
  * the same text serves it). No `default`: on systemd-boot 252 an exact default pins an entry
  * even after it fails its trial (systemd#31215).
  */
-export function loaderConf(secureBootEnroll?: "force" | "manual"): string {
+export function loaderConf(secureBootEnroll?: "manual"): string {
   return [
     "timeout 0",
     "editor no",
     "console-mode keep",
-    // systemd-boot 252 enrolls the keys in /loader/keys/auto when the firmware is in setup
-    // mode: at once with `force`, from a menu entry with `manual`.
+    // `manual`: systemd-boot 252 offers the keys in /loader/keys/auto from a menu entry when
+    // the firmware is in setup mode (a stick built with enroll = "manual"); otherwise the
+    // stick enrolls them from Linux (docs/image.md, Enrollment by the stick).
     ...(secureBootEnroll ? [`secure-boot-enroll ${secureBootEnroll}`] : []),
     "",
   ].join("\n");

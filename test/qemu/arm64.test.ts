@@ -2,8 +2,10 @@
 // arm64 stick built on this amd64 host installs leader-1 unattended, sends its report,
 // whose hardware names the virtio disk and NIC with their drivers, and the installed disk
 // boots to `liken 1.0.0 slot a up`; a 2.0.0 that fails its health check is staged, tried
-// once and rejected, the machine back in slot A with RejectedLastBoot. The arm64 ISO boots
-// as a CD to the menu. The rest of the boot path is the same code as amd64's and is proven
+// once and rejected, the machine back in slot A with RejectedLastBoot; a trial that panics
+// leaves its crash in the journal (efi-pstore in AAVMF's variables), and one that hangs is
+// reset by the i6300esb watchdog. The arm64 ISO boots as a CD and as a USB disk to the
+// menu. The rest of the boot path is the same code as amd64's and is proven
 // there; this tier proves what differs: the loader, the kernel, the console, the drivers.
 import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -11,7 +13,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { cachedRelease, cachedStick } from "../../testing/cached-build.ts";
 import { sparseFile } from "../disk-files.ts";
-import { condition, inspect, updateMedium } from "./boot-path.ts";
+import { condition, inspect, returnsToProven, updateMedium } from "./boot-path.ts";
 import { startVm, stopAllVms } from "./harness.ts";
 import { type ReportServer, startReportServer } from "./report-server.ts";
 
@@ -32,6 +34,8 @@ interface Report {
 let dir: string;
 let v1: string;
 let v2bad: string;
+let v2panic: string;
+let v2hang: string;
 let server: ReportServer<Report>;
 
 beforeAll(async () => {
@@ -39,6 +43,8 @@ beforeAll(async () => {
   server = await startReportServer(REPORT_PORT);
   v1 = await cachedRelease({ version: "1.0.0", arch: "arm64" });
   v2bad = await cachedRelease({ version: "2.0.0", arch: "arm64", fault: "health" });
+  v2panic = await cachedRelease({ version: "2.0.1", arch: "arm64", fault: "panic" });
+  v2hang = await cachedRelease({ version: "2.0.2", arch: "arm64", fault: "hang" });
 }, 600_000);
 afterEach(stopAllVms);
 afterAll(async () => {
@@ -46,7 +52,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-it("installs an arm64 machine unattended, reports its virtio disk and NIC, boots it, and falls back from a failed trial", async () => {
+it("installs an arm64 machine unattended, reports its virtio disk and NIC, boots it, and falls back from a failed health check, a panic (its crash journaled) and a hang (the watchdog)", async () => {
   const stick = await cachedStick({
     manifest: MANIFEST,
     releaseDir: v1,
@@ -103,6 +109,37 @@ it("installs an arm64 machine unattended, reports its virtio disk and NIC, boots
     status: "True",
     reason: "HealthCheckFailed",
   });
+
+  // A trial whose kernel panics: the kernel's last words kept in AAVMF's variables
+  // (efi-pstore) are the crash journal's record at the next boot.
+  const panicked = await startVm({
+    arch: "arm64",
+    disks: [
+      { path: disk, bus: "virtio" },
+      { path: await updateMedium(dir, "2.0.1", v2panic), bus: "virtio" },
+    ],
+    relaunchOnReboot: true,
+    expectPanic: true,
+  });
+  await panicked.waitFor("liken: booting 2.0.1 from slot b as its one trial", BOOT_MS);
+  await panicked.waitFor("Kernel panic - not syncing: sysrq triggered crash", BOOT_MS);
+  await returnsToProven(panicked, "2.0.1", "Crashed", BOOT_MS);
+  expect(panicked.console()).toMatch(/liken: crash journal: 1 record, 1 new/);
+  const crashed = await inspect(disk);
+  expect(crashed.status.lastCrash).toMatchObject({ release: "2.0.1", slot: "b" });
+
+  // A trial whose root hangs: virt's i6300esb resets the machine, as on q35.
+  const hung = await startVm({
+    arch: "arm64",
+    disks: [
+      { path: disk, bus: "virtio" },
+      { path: await updateMedium(dir, "2.0.2", v2hang), bus: "virtio" },
+    ],
+    relaunchOnReboot: true,
+  });
+  await hung.waitFor("liken: watchdog i6300ESB timer armed for the trial of 2.0.2", BOOT_MS);
+  await hung.waitFor("liken: the root hangs", BOOT_MS);
+  await returnsToProven(hung, "2.0.2", "NoBootComplete", BOOT_MS);
 }, 1_800_000);
 
 // The arm64 ESP is past El Torito's 32 MiB, so it lies inside the ISO 9660 volume, not
