@@ -63,7 +63,7 @@ describe("two builds from the same inputs", () => {
     );
   }, 300_000);
 
-  it("give the same arm64 release, stick and netboot folder, its Node.js's code cache made under emulation", async () => {
+  it("give the same arm64 release, stick and ISO, its Node.js's code cache made under emulation", async () => {
     for (const n of [1, 2]) {
       await buildRelease({
         version: "1.0.0",
@@ -96,5 +96,17 @@ describe("two builds from the same inputs", () => {
     expect(await sha256(join(dir, "arm64-stick-2.img"))).toBe(
       await sha256(join(dir, "arm64-stick-1.img")),
     );
+
+    // Its ESP lies inside the ISO 9660 volume (tools/xorriso.ts), not appended.
+    for (const n of [1, 2]) {
+      await buildStick({
+        manifest: "test/fixtures/manifests/good/small-arm64.toml",
+        releaseDir: join(dir, "arm64-release-1"),
+        out: join(dir, `arm64-${n}.iso`),
+        epoch: 1_700_000_000,
+        workDir: join(dir, `work-ai${n}`),
+      });
+    }
+    expect(await sha256(join(dir, "arm64-2.iso"))).toBe(await sha256(join(dir, "arm64-1.iso")));
   }, 300_000);
 });

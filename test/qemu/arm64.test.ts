@@ -27,7 +27,7 @@ interface Report {
   hardware: {
     cpu: { arch: string | null } | null;
     disks: { name: string; bus: string | null; chain: { driver: string | null }[] }[];
-    nics: { kernelName: string; driver: string | null }[];
+    nics: { name: string; kernelName: string; driver: string | null }[];
   } | null;
 }
 
@@ -82,7 +82,11 @@ it("installs an arm64 machine unattended, reports its virtio disk and NIC, boots
   const vda = report.hardware?.disks.find((d) => d.name === "vda");
   expect(vda?.bus).toBe("virtio");
   expect(vda?.chain.map((l) => l.driver)).toContain("virtio_blk");
-  expect(report.hardware?.nics.map((n) => n.driver)).toContain("virtio_net");
+  const nic = report.hardware?.nics.find((n) => n.driver === "virtio_net");
+  // The stick names the NIC by its PCI path as udev would on the installed machine, and the
+  // installed machine agrees (the name a manifest's ports use).
+  expect(nic?.name).toMatch(/^enp0s\d+$/);
+  expect(vm.console()).toContain(`liken: network interface eth0 is ${nic?.name}`);
 
   const installed = await inspect(disk);
   expect(installed.slots.a).toEqual({ version: "1.0.0", hashMatches: true });
