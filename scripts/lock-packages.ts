@@ -22,7 +22,7 @@ import { defaultCacheDir } from "../image-build/inputs/cache.ts";
 import {
   fetchDebs,
   type LockedDeb,
-  PACKAGES_JSON,
+  packagesJsonPath,
   packagesLockPath,
   readPackagesLock,
 } from "../image-build/inputs/debian.ts";
@@ -201,7 +201,7 @@ function archesAsked(): Arch[] {
 
 async function main(): Promise<void> {
   const arches = archesAsked();
-  const json = JSON.parse(await readFile(PACKAGES_JSON, "utf8")) as PackagesJson;
+  const json = JSON.parse(await readFile(packagesJsonPath(), "utf8")) as PackagesJson;
   for (const arch of arches) await lockArch(json, arch);
 }
 

@@ -36,7 +36,13 @@ export interface LockedDeb {
   readonly component?: Component;
 }
 
-export const PACKAGES_JSON = join(repoRoot(), "image-build", "packages.json");
+// Paths in the checkout are functions, not constants: a bundle that carries this module
+// but never builds (the test command run as nobody from /tmp) must load outside a checkout.
+
+/** What the images need from Debian and Node.js (edited by hand). */
+export function packagesJsonPath(): string {
+  return join(repoRoot(), "image-build", "packages.json");
+}
 
 /** The lock file of an arch's packages, relative to the checkout (amd64's kept its old name). */
 export function packagesLockName(arch: Arch): string {
@@ -50,14 +56,12 @@ export function packagesLockPath(arch: Arch): string {
   return join(repoRoot(), packagesLockName(arch));
 }
 
-export const PACKAGES_LOCK = packagesLockPath("amd64");
-
 /** The command that pins an arch's packages again. */
 export function relockCommand(arch: Arch): string {
   return `npx tsx scripts/lock-packages.ts${arch === "amd64" ? "" : ` --arch ${arch}`}`;
 }
 
-export async function readPackagesLock(file = PACKAGES_LOCK): Promise<LockedDeb[]> {
+export async function readPackagesLock(file = packagesLockPath("amd64")): Promise<LockedDeb[]> {
   return JSON.parse(await readFile(file, "utf8")) as LockedDeb[];
 }
 

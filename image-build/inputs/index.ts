@@ -3,7 +3,6 @@
 export { defaultCacheDir } from "./cache.ts";
 export {
   type LockedDeb,
-  PACKAGES_LOCK,
   packagesLockPath,
   readPackagesLock,
   requireDebianPackages,
@@ -31,7 +30,6 @@ export {
   stickModules,
 } from "./modules.ts";
 export {
-  NODE_LOCK,
   type NodeLock,
   nodeLockPath,
   readNodeLock,

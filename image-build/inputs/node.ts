@@ -38,9 +38,8 @@ export function nodeLockPath(arch: Arch): string {
   return join(repoRoot(), nodeLockName(arch));
 }
 
-export const NODE_LOCK = nodeLockPath("amd64");
 
-export async function readNodeLock(file = NODE_LOCK): Promise<NodeLock> {
+export async function readNodeLock(file = nodeLockPath("amd64")): Promise<NodeLock> {
   return JSON.parse(await readFile(file, "utf8")) as NodeLock;
 }
 

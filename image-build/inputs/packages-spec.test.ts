@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { PACKAGES_JSON } from "./debian.ts";
+import { packagesJsonPath } from "./debian.ts";
 import { type PackagesJson, packagesFor } from "./packages-spec.ts";
 
-const spec = JSON.parse(readFileSync(PACKAGES_JSON, "utf8")) as PackagesJson;
+const spec = JSON.parse(readFileSync(packagesJsonPath(), "utf8")) as PackagesJson;
 const names = (arch: "amd64" | "arm64") => packagesFor(spec, arch).packages.map((p) => p.name);
 
 describe("packages.json for one arch", () => {

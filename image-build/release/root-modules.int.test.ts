@@ -14,6 +14,7 @@ import {
 import { cachedRelease } from "../../testing/cached-build.ts";
 import { run } from "../../tools/exec.ts";
 import { extractErofs } from "../../tools/fsck-erofs.ts";
+import { NOT_BUILT_ON } from "../inputs/modules.ts";
 import { requireUnpackedInputs } from "../unpacked.ts";
 import { RELEASE_MODULES } from "./build-release.ts";
 import { ROOT_NETWORK_MODULES } from "./root-modules.ts";
@@ -42,7 +43,9 @@ describe("a release's boot-modules.json", () => {
   it("lists every NIC driver as the root's, and none in the initramfs", () => {
     for (const name of ROOT_NETWORK_MODULES) expect(byName(name)?.where, name).toBe("root");
     const initramfs = new Set(initramfsModules(modules).map((m) => m.name));
-    for (const name of RELEASE_MODULES) expect(initramfs.has(name), name).toBe(true);
+    // This release is amd64's: the names its kernel does not build (sbsa_gwdt) are arm64's.
+    for (const name of RELEASE_MODULES.filter((n) => !NOT_BUILT_ON.amd64.includes(n)))
+      expect(initramfs.has(name), name).toBe(true);
     for (const name of ROOT_NETWORK_MODULES) expect(initramfs.has(name), name).toBe(false);
     // a dependency both need is listed once, as the initramfs's
     expect(byName("virtio_ring")).not.toHaveProperty("where");

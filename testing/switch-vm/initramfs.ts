@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { repoRoot } from "../../common/repo-root.ts";
 import { buildEpoch } from "../../image-build/epoch.ts";
 import { buildInitramfs } from "../../image-build/initramfs.ts";
-import { defaultCacheDir, PACKAGES_LOCK } from "../../image-build/inputs/index.ts";
+import { defaultCacheDir, packagesLockPath } from "../../image-build/inputs/index.ts";
 import { installModules } from "../../image-build/modules-install.ts";
 import { requireUnpackedInputs } from "../../image-build/unpacked.ts";
 import { SWITCH_MODULES, switchInit } from "./init-script.ts";
@@ -77,7 +77,7 @@ export async function buildSwitchBootFiles(out: string, scratch: string): Promis
 
 async function inputsHash(): Promise<string> {
   const hash = createHash("sha256");
-  hash.update(await readFile(PACKAGES_LOCK));
+  hash.update(await readFile(packagesLockPath("amd64")));
   hash.update(switchInit());
   hash.update(JSON.stringify({ modules: SWITCH_MODULES, epoch: buildEpoch() }));
   for (const f of BUILDER_SOURCES) hash.update(await readFile(join(repoRoot(), f)));
