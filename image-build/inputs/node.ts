@@ -38,7 +38,6 @@ export function nodeLockPath(arch: Arch): string {
   return join(repoRoot(), nodeLockName(arch));
 }
 
-
 export async function readNodeLock(file = nodeLockPath("amd64")): Promise<NodeLock> {
   return JSON.parse(await readFile(file, "utf8")) as NodeLock;
 }
