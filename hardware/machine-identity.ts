@@ -1,8 +1,7 @@
 // What identifies this machine for liken.install=auto: the MACs of its NICs (network
 // interfaces with a device behind them, as the hardware report lists them), the SMBIOS
-// system serial and UUID from /sys/class/dmi/id (readable by root).
-import { join } from "node:path";
-import { readSmbios, SMBIOS_DIR, smbiosValue } from "./smbios.ts";
+// system serial and UUID from /sys/class/dmi/id (readable by root), or a device tree's serial.
+import { readSystemFacts, smbiosValue } from "./smbios.ts";
 import { waitForStickDrivers } from "./stick-drivers.ts";
 import { findNics } from "./sysfs.ts";
 
@@ -20,7 +19,7 @@ export async function readMachineIdentity(root = "/"): Promise<MachineIdentityFa
     .map((n) => n.mac?.toLowerCase())
     .filter((mac): mac is string => mac !== undefined && mac !== "00:00:00:00:00:00")
     .sort();
-  const smbios = readSmbios(join(root, SMBIOS_DIR));
+  const smbios = readSystemFacts(root);
   const uuid = smbiosValue(smbios?.product_uuid);
   return {
     macs,

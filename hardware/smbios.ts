@@ -1,6 +1,6 @@
 // The SMBIOS facts the stick shows and matches machines by, from /sys/class/dmi/id (the
-// kernel's copy of the tables dmidecode reads), and the one rule for a value the firmware
-// left as a placeholder. The hardware report, the menu and the unattended install's machine
+// kernel's copy of the tables dmidecode reads), or from the device tree of a machine without
+// SMBIOS, and the one rule for a value the firmware left as a placeholder. The hardware report, the menu and the unattended install's machine
 // matching all read them here, so none shows "To be filled by O.E.M." as a name.
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -37,6 +37,38 @@ export function readSmbios(dir: string): SmbiosFields | null {
     (f) => orNull(() => readFileSync(join(dir, f), "utf8"))?.trim() ?? undefined,
   );
   return Object.fromEntries(SMBIOS_FIELDS.map((f, i) => [f, values[i]])) as SmbiosFields;
+}
+
+/** The device tree's root node, relative to the root ("/", or a test's tree). */
+export const DEVICE_TREE_DIR = "sys/firmware/devicetree/base";
+
+/**
+ * The machine's system facts under `root`: its SMBIOS, or, on a machine without SMBIOS (an
+ * Arm board booted from a device tree; SBSA servers and QEMU's virt under AAVMF have
+ * SMBIOS), what its device tree says in SMBIOS's names; null where neither is.
+ */
+export function readSystemFacts(root: string): SmbiosFields | null {
+  return readSmbios(join(root, SMBIOS_DIR)) ?? readDeviceTree(join(root, DEVICE_TREE_DIR));
+}
+
+/**
+ * The root node's `model` as the product, the vendor prefix of its first `compatible`
+ * (`raspberrypi` of `raspberrypi,4-model-b`) as the vendor, and its `serial-number`; null
+ * without a model. Its properties are NUL-terminated strings, `compatible` a list of them.
+ */
+export function readDeviceTree(dir: string): SmbiosFields | null {
+  const property = (name: string) =>
+    orNull(() => readFileSync(join(dir, name), "latin1"))?.split("\0") ?? [];
+  const model = property("model")[0]?.trim();
+  if (!model) return null;
+  const vendor = property("compatible")[0]?.split(",")[0]?.trim();
+  const none = Object.fromEntries(SMBIOS_FIELDS.map((f) => [f, undefined])) as SmbiosFields;
+  return {
+    ...none,
+    sys_vendor: vendor || undefined,
+    product_name: model,
+    product_serial: property("serial-number")[0]?.trim() || undefined,
+  };
 }
 
 /** Placeholders firmware writes where a value belongs. */

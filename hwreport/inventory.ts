@@ -11,7 +11,7 @@ import {
   type SecureBootFacts,
   type SecureBootState,
 } from "../hardware/secure-boot.ts";
-import { readSmbios, SMBIOS_DIR, type SmbiosFields, smbiosValue } from "../hardware/smbios.ts";
+import { readSystemFacts, type SmbiosFields, smbiosValue } from "../hardware/smbios.ts";
 import { readCpu, readMemory } from "./cpu.ts";
 import type { CpuReport, MemoryReport, Problem, SystemReport } from "./types.ts";
 
@@ -116,7 +116,7 @@ function fromDmi<T>(
 
 /** System, CPU, memory and firmware, each call bounded by `timeoutMs`. */
 export async function readInventory(root = "/", timeoutMs = 3000): Promise<Inventory> {
-  const dmi = readSmbios(join(root, SMBIOS_DIR));
+  const dmi = readSystemFacts(root);
   const [system, bios, baseboard, cpu, mem, firmware, tools] = await Promise.all([
     withDeadline(
       fromDmi(
