@@ -2,7 +2,7 @@
 // kernel log, the command line, systemd-boot's variables, what the initramfs left, the
 // verified root, the disks' partitions (read from their GPTs, so no tool guesses), and the
 // watchdog.
-import { closeSync, openSync, writeSync } from "node:fs";
+import { closeSync, constants, openSync, writeSync } from "node:fs";
 import { open, readdir, readFile, unlink } from "node:fs/promises";
 import { SERIAL_CONSOLES } from "../common/arch.ts";
 import { partitionLabel, type SystemPartitionName } from "../common/partition-labels.ts";
@@ -21,11 +21,16 @@ import type { InitramfsFailure, Slot } from "./types.ts";
 
 const CONSOLES = ["/dev/tty0", ...SERIAL_CONSOLES.map((c) => `/dev/${c}`)];
 
+// Write-only and never created: "w" would leave a regular file where a device is absent
+// (ttyAMA0 on a PC, ttyS0 on some Arm servers, /dev/watchdog without one), which the next
+// opener then takes for the device (the recovery prompt's tty failed on that file).
+const DEVICE_WRITE = constants.O_WRONLY | constants.O_NOCTTY;
+
 /** One line on every console (docs/design.md section 2): the tests read the serial one. */
 export function say(line: string): void {
   for (const path of CONSOLES) {
     try {
-      const fd = openSync(path, "w");
+      const fd = openSync(path, DEVICE_WRITE);
       try {
         writeSync(fd, `${line}\r\n`);
       } finally {
@@ -45,7 +50,7 @@ export function step(line: string): void {
 /** A line in the kernel's log: it reaches pstore, so a crash record names the boot it ended. */
 export function kmsg(line: string): void {
   try {
-    const fd = openSync("/dev/kmsg", "w");
+    const fd = openSync("/dev/kmsg", DEVICE_WRITE);
     try {
       writeSync(fd, `${line}\n`);
     } finally {
@@ -220,7 +225,7 @@ export class Watchdog {
   static async arm(device = "/dev/watchdog"): Promise<Watchdog | undefined> {
     let fd: number;
     try {
-      fd = openSync(device, "w");
+      fd = openSync(device, DEVICE_WRITE);
     } catch {
       // No watchdog device: the trial runs without one, and the console says so.
       return undefined;

@@ -3,8 +3,8 @@
 // logged (a BMC's serial-over-LAN, a console server), and the key stays valid after use.
 // The consoles go raw before the first prompt and stay raw until the last answer, so no
 // keystroke ever meets the echoing line discipline.
-import { openSync } from "node:fs";
-import { ReadStream } from "node:tty";
+import { closeSync, openSync } from "node:fs";
+import { isatty, ReadStream } from "node:tty";
 import { SERIAL_CONSOLES } from "../common/arch.ts";
 
 const CONSOLES = [...SERIAL_CONSOLES.map((c) => `/dev/${c}`), "/dev/tty0"];
@@ -25,6 +25,11 @@ export class SecretConsoles {
         fd = openSync(path, "r");
       } catch {
         continue; // no such console on this machine
+      }
+      // Not a terminal (a file left where a device is absent): nobody types there.
+      if (!isatty(fd)) {
+        closeSync(fd);
+        continue;
       }
       const stream = new ReadStream(fd);
       stream.setRawMode(true);

@@ -1,6 +1,7 @@
 import { crc32 } from "node:zlib";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { SUITE_SEED } from "../test/fuzz.ts";
 import {
   CLAIM_SIZE,
   type Claim,
@@ -46,6 +47,7 @@ describe("the claim", () => {
           expect(decodeClaim(encodeClaim(c))).toEqual(c);
         },
       ),
+      { seed: SUITE_SEED },
     );
   });
 
@@ -61,6 +63,7 @@ describe("the claim", () => {
           expect(decodeClaim(damaged)).toBeUndefined();
         },
       ),
+      { seed: SUITE_SEED },
     );
   });
 

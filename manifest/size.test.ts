@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { SUITE_SEED } from "../test/fuzz.ts";
 import { LAYOUT_DEFAULTS, MINIMUMS, parseSize } from "./index.ts";
 import { formatSize } from "./size.ts";
 
@@ -12,6 +13,7 @@ describe("parseSize", () => {
       fc.property(fc.nat({ max: 8191 }), unit, (n, u) => {
         expect(parseSize(`${n}${u}`)).toBe(n * UNITS[u]);
       }),
+      { seed: SUITE_SEED },
     );
   });
 
@@ -21,6 +23,7 @@ describe("parseSize", () => {
         const bytes = n * UNITS[u];
         expect(parseSize(`${n}${u}`)).toBe(Number.isSafeInteger(bytes) ? bytes : undefined);
       }),
+      { seed: SUITE_SEED },
     );
   });
 
@@ -29,6 +32,7 @@ describe("parseSize", () => {
       fc.property(fc.maxSafeNat(), (n) => {
         expect(parseSize(n)).toBe(n);
       }),
+      { seed: SUITE_SEED },
     );
     expect(parseSize(2n ** 40n)).toBe(2 ** 40);
   });
@@ -38,6 +42,7 @@ describe("parseSize", () => {
       fc.property(fc.maxSafeNat(), (n) => {
         expect(parseSize(formatSize(n))).toBe(n);
       }),
+      { seed: SUITE_SEED },
     );
   });
 
@@ -91,6 +96,7 @@ describe("parseSize", () => {
           expect(parseSize(s)).toBeUndefined();
         },
       ),
+      { seed: SUITE_SEED },
     );
   });
 
@@ -105,6 +111,7 @@ describe("parseSize", () => {
           expect(parseSize(`${n}${u}${junk}`)).toBeUndefined();
         },
       ),
+      { seed: SUITE_SEED },
     );
   });
 });
